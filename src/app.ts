@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Config } from './config/config.js';
+import type { Database } from './db/dialect.js';
+import { errorHandler } from './http/error-handler.js';
+import { ApiError } from './http/errors.js';
+import { MethodRouter } from './http/method-router.js';
+import { sendProblem } from './http/problem.js';
+import { apiClientKeyRoutes } from './routes/api-client-keys.js';
+import { capabilityRoutes } from './routes/capabilities.js';
+import { healthRoutes } from './routes/health.js';
+import { resourceRoutes } from './routes/resources.js';
+import { tokenRoutes } from './routes/token.js';
+import { wellKnownRoutes } from './routes/well-known.js';
+import { AccessTokenVerifier } from './security/access-token.js';
+import { Authenticator } from './security/authenticate.js';
+import { ClientDirectory } from './security/client-directory.js';
+import { DatabaseReplayStore } from './security/db-replay-store.js';
+import { DpopNonces } from './security/dpop.js';
+import { installSecurity } from './security/pipeline.js';
+import type { ReplayStore } from './security/replay-store.js';
+import './security/route-config.js';
+import type { SigningKeyStore } from './security/signing-keys.js';
+import { TenantDirectory } from './security/tenant-directory.js';
+import { ApiClientAdmin } from './services/api-client-admin.js';
+import { epochSeconds, systemClock } from './services/clock.js';
+import type { Clock } from './services/clock.js';
+import { resourceHooks } from './services/hooks/index.js';
+import { apiClientHooks } from './services/hooks/api-clients.js';
+import { tenantHooks } from './services/hooks/tenants.js';
+import { ResourceService } from './services/resource-service.js';
+import { TokenService } from './services/token-service.js';
+
+export interface AppDeps {
+  readonly database: Database;
+  readonly keys: SigningKeyStore;
+  readonly clock?: Clock;
+  readonly replay?: ReplayStore;
+  /** pino options, `false` for silence (tests). */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/** The running application and the services behind it (used by tests and the CLI). */
+export interface App {
+  readonly server: FastifyInstance;
+  readonly resources: ResourceService;
+  readonly apiClients: ApiClientAdmin;
+  readonly tokens: TokenService;
+  /** Set by graceful shutdown; `/ready` then answers 503. */
+  readonly state: { shuttingDown: boolean };
+}
+
+/** Header and body members never written to logs. */
+export const redactedPaths = ['req.headers.authorization', 'req.headers.dpop', 'req.headers.cookie', 'req.body.client_assertion', 'client_assertion'];
+
+/**
+ * Builds the service: plugins and routes in a fixed order, no I/O beyond what the passed
+ * dependencies do. The caller owns the database and listens.
+ */
+export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
+  const clock = deps.clock ?? systemClock;
+  const server = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: { paths: redactedPaths, censor: '[redacted]' } },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+  const now = () => epochSeconds(clock);
+  const state = { shuttingDown: false };
+  const tenants = new TenantDirectory(deps.database);
+  const clients = new ClientDirectory(deps.database, 10_000, () => clock.now());
+  const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
+  const verifier = new AccessTokenVerifier(deps.keys, { issuer: config.apiBase, audience: config.apiBase });
+  const nonces = config.dpopNonces ? new DpopNonces({ secret: randomUUID() + randomUUID() }) : undefined;
+  const forgetClient = (id: string) => clients.forget(id);
+
+  const resources = new ResourceService(deps.database, clock, resourceHooks({
+    tenants: { ...tenantHooks, committed: (id) => tenants.forget(id) },
+    'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays, onChange: forgetClient }),
+  }));
+  const apiClients = new ApiClientAdmin(deps.database, clock, config.keyOverlapDays, forgetClient);
+  const tokens = new TokenService({
+    database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
+    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}),
+  });
+  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}) });
+
+  const methods = new MethodRouter();
+  server.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  server.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installSecurity(server, { authenticator, clients, tenants });
+  server.setErrorHandler(errorHandler);
+  server.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      return sendProblem(request, reply, new ApiError('method_not_allowed', `${request.method} is not supported here; use ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
+    }
+    return sendProblem(request, reply, new ApiError('not_found', 'No route matches this path'));
+  });
+
+  await server.register(healthRoutes(deps.database, state));
+  await server.register(wellKnownRoutes(config, deps.keys));
+  await server.register(tokenRoutes(tokens));
+  await server.register(capabilityRoutes);
+  await server.register(apiClientKeyRoutes(apiClients));
+  await server.register(resourceRoutes(resources, config.publicUrl));
+  return { server, resources, apiClients, tokens, state };
+}

@@ -1,0 +1,69 @@
+/**
+ * Every environment variable the service reads: name, default, meaning and parser.
+ * The README's configuration table is checked against this list by a test.
+ */
+
+export interface Setting<T> {
+  readonly env: string;
+  readonly description: string;
+  /** Shown in docs; `undefined` means "unset". */
+  readonly defaultText: string | undefined;
+  parse(raw: string | undefined, env: NodeJS.ProcessEnv): T;
+}
+
+function setting<T>(env: string, defaultText: string | undefined, description: string, parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => T): Setting<T> {
+  return { env, defaultText, description, parse };
+}
+
+function integer(name: string, fallback: number, min: number, max: number) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${raw}"`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new Error(`${name} must be between ${min} and ${max}, got ${value}`);
+    return value;
+  };
+}
+
+function optionalText(raw: string | undefined): string | undefined {
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+function list(raw: string | undefined): readonly string[] {
+  return (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function boolean(name: string, fallback: boolean) {
+  return (raw: string | undefined): boolean => {
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    throw new Error(`${name} must be true or false, got "${raw}"`);
+  };
+}
+
+export const settings = {
+  port: setting('PORT', '3000', 'TCP port to listen on.', integer('PORT', 3000, 0, 65535)),
+  host: setting('HOST', '0.0.0.0', 'Interface to bind.', (raw) => optionalText(raw) ?? '0.0.0.0'),
+  publicUrl: setting('PUBLIC_URL', 'http://localhost:$PORT', 'Origin clients reach the service at; the issuer is `{PUBLIC_URL}/v1` and assertions must use `{PUBLIC_URL}/v1/auth/token` as `aud`.', optionalText),
+  dataDir: setting('DATA_DIR', './data', 'Directory for the embedded SQLite database and generated signing keys.', (raw) => optionalText(raw) ?? './data'),
+  databaseUrl: setting('DATABASE_URL', undefined, '`postgres://…` switches storage to PostgreSQL; unset uses SQLite in `DATA_DIR`.', optionalText),
+  dbPoolSize: setting('DB_POOL_SIZE', '10', 'PostgreSQL connection pool size.', integer('DB_POOL_SIZE', 10, 1, 1000)),
+  dbStatementTimeoutMs: setting('DB_STATEMENT_TIMEOUT_MS', '5000', 'PostgreSQL statement timeout (bounds `$regex` and any runaway query).', integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000)),
+  logLevel: setting('LOG_LEVEL', 'info', 'pino log level (`fatal` … `trace`, or `silent`).', (raw) => {
+    const value = optionalText(raw) ?? 'info';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(value)) throw new Error(`LOG_LEVEL "${value}" is not a pino level`);
+    return value;
+  }),
+  bodyLimitBytes: setting('BODY_LIMIT_BYTES', '102400', 'Largest accepted request body (413 above).', integer('BODY_LIMIT_BYTES', 102_400, 1024, 10_485_760)),
+  accessTokenTtlSeconds: setting('ACCESS_TOKEN_TTL_SECONDS', '900', 'Access token lifetime (`expires_in`).', integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400)),
+  clockSkewSeconds: setting('CLOCK_SKEW_SECONDS', '60', 'Tolerated clock difference for assertion and proof times.', integer('CLOCK_SKEW_SECONDS', 60, 0, 300)),
+  keyOverlapDays: setting('KEY_OVERLAP_DAYS', '30', 'Default days a client key stays valid after a new key is added.', integer('KEY_OVERLAP_DAYS', 30, 0, 365)),
+  signingKeysFile: setting('SIGNING_KEYS_FILE', undefined, 'Private JWKS (ES512) to sign access tokens with; unset generates and stores one in `DATA_DIR`.', optionalText),
+  trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
+  dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
+  redisUrl: setting('REDIS_URL', undefined, 'Redis for shared rate-limit counters and replay caches across instances.', optionalText),
+  shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
+} as const;
+
+export type Settings = typeof settings;

@@ -1,0 +1,42 @@
+import type { Kysely, RawBuilder, SqlBool, Expression } from 'kysely';
+import type { FieldType } from '../registry/types.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Rows are dynamic (tables derive from the registry), so the schema type is open. */
+export type Tables = Record<string, Record<string, unknown>>;
+export type Db = Kysely<Tables>;
+
+/**
+ * Everything that differs between SQLite and PostgreSQL. `db/sqlite.ts` and
+ * `db/postgres.ts` are the only implementations; no other file branches on the dialect.
+ */
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** Column type for a registry field type (used by migrations). */
+  columnType(type: FieldType): string;
+  /** Converts an API value (already validated) to its stored form. */
+  toDb(type: FieldType, value: unknown): unknown;
+  /** Converts a stored value back to its API form. */
+  fromDb(type: FieldType, value: unknown): unknown;
+  /** `column` matches the RE2-checked `pattern`; never backtracks catastrophically. */
+  regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool>;
+  /** Whether an error is a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean;
+  /** Whether `SELECT … FOR UPDATE` exists (PostgreSQL); SQLite serialises writers instead. */
+  readonly supportsRowLocks: boolean;
+  /**
+   * Runs `fn` while holding a database-wide lock, so two instances starting at once do
+   * not run migrations concurrently (PostgreSQL advisory lock; SQLite's write lock).
+   */
+  withExclusiveLock<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T>;
+}
+
+/** An open database: the Kysely instance, its dialect and how to close it. */
+export interface Database {
+  readonly db: Db;
+  readonly dialect: SqlDialect;
+  /** Round trip that proves the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

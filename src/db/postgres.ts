@@ -1,0 +1,91 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Expression, RawBuilder, SqlBool } from 'kysely';
+import pg from 'pg';
+import type { FieldType } from '../registry/types.js';
+import type { Database, SqlDialect, Tables } from './dialect.js';
+
+const columnTypes: Record<FieldType, string> = {
+  string: 'text',
+  reference: 'text',
+  integer: 'integer',
+  number: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  string_list: 'jsonb',
+  object: 'jsonb',
+};
+
+/** Arbitrary constant naming this service's migration lock. */
+const migrationLockKey = 727_304_561;
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+
+/** Counts come back as numbers and timestamps as the API's ISO strings, whatever the session time zone. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8) return (value: string) => Number(value);
+    if (oid === TIMESTAMPTZ) return (value: string) => new Date(value).toISOString();
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** PostgreSQL: native boolean, timestamptz and jsonb; regexes run with a statement timeout. */
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  supportsRowLocks: true,
+  columnType: (type) => columnTypes[type],
+  toDb(type, value) {
+    if (value === null || value === undefined) return null;
+    // pg would send JS arrays as PostgreSQL arrays; jsonb wants JSON text.
+    if (type === 'string_list' || type === 'object') return JSON.stringify(value);
+    return value;
+  },
+  fromDb(_type, value) {
+    return value ?? null;
+  },
+  regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
+    return caseInsensitive ? sql<SqlBool>`${column} ~* ${pattern}` : sql<SqlBool>`${column} ~ ${pattern}`;
+  },
+  async withExclusiveLock(db, fn) {
+    // Session-level advisory lock held on one pooled connection for the whole run.
+    return db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(${migrationLockKey})`.execute(connection);
+      try {
+        return await fn(connection);
+      } finally {
+        await sql`select pg_advisory_unlock(${migrationLockKey})`.execute(connection);
+      }
+    });
+  },
+  isUniqueViolation(error) {
+    return (error as { code?: unknown } | null)?.code === '23505';
+  },
+};
+
+export interface PostgresOptions {
+  readonly connectionString: string;
+  readonly poolSize: number;
+  /** Upper bound for any statement (guards $regex and runaway scans). */
+  readonly statementTimeoutMs: number;
+}
+
+/** Opens a pooled PostgreSQL connection. */
+export function openPostgres(options: PostgresOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize,
+    statement_timeout: options.statementTimeoutMs,
+    types: typeParsers,
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: postgresDialect,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Db, SqlDialect } from './dialect.js';
+import type { ResourceDef } from '../registry/types.js';
+
+/** Fields stored as columns (computed and write-only fields are not). */
+export function storedFields(resource: ResourceDef): readonly string[] {
+  return resource.fieldNames.filter((name) => {
+    const field = resource.fields[name];
+    return field !== undefined && !field.computed && !field.writeOnly;
+  });
+}
+
+/** Columns worth an index: sort keys and references, each led by the tenant for scoped scans. */
+export function indexedFields(resource: ResourceDef): readonly string[] {
+  return resource.fieldNames.filter((name) => {
+    const field = resource.fields[name];
+    if (!field || name === '_id' || name === 'tenant_id') return false;
+    return field.sortable === true || field.type === 'reference';
+  });
+}
+
+/** Creates a resource's table and indexes exactly as the registry describes them. */
+export async function createResourceTable(db: Db, dialect: SqlDialect, resource: ResourceDef): Promise<void> {
+  let builder = db.schema.createTable(resource.table).ifNotExists();
+  for (const name of storedFields(resource)) {
+    const field = resource.fields[name];
+    if (!field) continue;
+    builder = builder.addColumn(name, sql.raw(dialect.columnType(field.type)), (col) => (name === '_id' ? col.primaryKey() : col));
+  }
+  builder = builder.addColumn('etag', 'text', (col) => col.notNull());
+  if (resource.softDelete) builder = builder.addColumn('deleted_at', sql.raw(dialect.columnType('timestamp')));
+  if (resource.tenancy === 'node') builder = builder.addColumn('path', 'text', (col) => col.notNull().unique());
+  await builder.execute();
+
+  for (const name of ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')]) {
+    await db.schema
+      .createIndex(`${resource.table}_tenant_${name}_idx`)
+      .ifNotExists()
+      .on(resource.table)
+      .columns(['tenant_id', name])
+      .execute();
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Expression, RawBuilder, SqlBool } from 'kysely';
+import type { FieldType } from '../registry/types.js';
+import type { Database, SqlDialect, Tables } from './dialect.js';
+import { compileRegex } from './regex-cache.js';
+
+const columnTypes: Record<FieldType, string> = {
+  string: 'text',
+  reference: 'text',
+  integer: 'integer',
+  number: 'real',
+  boolean: 'integer',
+  timestamp: 'text',
+  string_list: 'text',
+  object: 'text',
+};
+
+/** SQLite: booleans as 0/1, timestamps as normalised ISO text (sorts lexically), JSON as text. */
+export const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
+  supportsRowLocks: false,
+  columnType: (type) => columnTypes[type],
+  toDb(type, value) {
+    if (value === null || value === undefined) return null;
+    if (type === 'boolean') return value ? 1 : 0;
+    if (type === 'string_list' || type === 'object') return JSON.stringify(value);
+    return value;
+  },
+  fromDb(type, value) {
+    if (value === null || value === undefined) return null;
+    if (type === 'boolean') return value === 1 || value === true;
+    if (type === 'string_list' || type === 'object') return JSON.parse(String(value)) as unknown;
+    return value;
+  },
+  regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
+    return sql<SqlBool>`re2_match(${column}, ${pattern}, ${caseInsensitive ? 'i' : ''})`;
+  },
+  // One connection per process and busy_timeout across processes already serialise writers.
+  withExclusiveLock: (db, fn) => fn(db),
+  isUniqueViolation(error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+};
+
+/** Opens (creating if needed) the SQLite file, tuned for one writer and many readers. */
+export function openSqlite(file: string): Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('foreign_keys = OFF');
+  // RE2 semantics (linear time) for $regex: SQLite has no regex engine of its own.
+  raw.function('re2_match', { deterministic: true }, (value: unknown, pattern: unknown, flags: unknown) => {
+    if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
+    return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
+  });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: raw }) });
+  return {
+    db,
+    dialect: sqliteDialect,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The closed set of errors the API can answer with. Each has a stable `code`, an HTTP
+ * status and a public title; `detail` is safe to show; `cause` and `privateReason` go to
+ * logs only. Clients see them as RFC 9457 problem documents (see `problem.ts`).
+ */
+
+export interface FieldError {
+  /** Field path (`where.$or[0].city`, `body.amount`, `sort`). */
+  readonly field: string;
+  readonly message: string;
+}
+
+export type ErrorCode =
+  | 'validation_failed'
+  | 'malformed_json'
+  | 'unauthenticated'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'ip_not_allowed'
+  | 'tenant_forbidden'
+  | 'field_forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'cascade_conflict'
+  | 'conflict'
+  | 'precondition_failed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'precondition_required'
+  | 'rate_limited'
+  | 'service_unavailable'
+  | 'internal_error';
+
+const catalogue: Record<ErrorCode, { status: number; title: string }> = {
+  validation_failed: { status: 400, title: 'The request is invalid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  invalid_token: { status: 401, title: 'The access token is invalid' },
+  insufficient_scope: { status: 403, title: 'The access token lacks a required capability' },
+  ip_not_allowed: { status: 403, title: 'The source address is not allowed for this client' },
+  tenant_forbidden: { status: 403, title: 'Acting in another tenant requires system level' },
+  field_forbidden: { status: 403, title: 'A field requires a capability the caller lacks' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  cascade_conflict: { status: 409, title: 'The record still has related child records' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+  precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  precondition_required: { status: 428, title: 'If-Match is required' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+  internal_error: { status: 500, title: 'Internal server error' },
+};
+
+export interface ApiErrorOptions {
+  readonly errors?: readonly FieldError[];
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Extra members of the problem document (e.g. `blocking_resources`). */
+  readonly extensions?: Readonly<Record<string, unknown>>;
+  /** Logged, never shown. */
+  readonly privateReason?: string;
+  readonly cause?: unknown;
+}
+
+/** An error with a known public shape. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: Readonly<Record<string, unknown>>;
+  readonly privateReason: string | undefined;
+
+  constructor(code: ErrorCode, detail?: string, options: ApiErrorOptions = {}) {
+    const entry = catalogue[code];
+    super(detail ?? entry.title, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = entry.status;
+    this.title = entry.title;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+    this.privateReason = options.privateReason;
+  }
+}
+
+/** A 400 listing what is wrong with which field. */
+export function validationError(errors: readonly FieldError[], detail?: string): ApiError {
+  return new ApiError('validation_failed', detail ?? errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+}
+
+export function notFound(resource?: string): ApiError {
+  return new ApiError('not_found', resource ? `No such ${resource} record` : 'The requested resource does not exist');
+}

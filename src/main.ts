@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { buildApp } from './app.js';
+import { loadConfig } from './config/config.js';
+import { migrateToLatest } from './db/migrate.js';
+import { openDatabase } from './db/open-database.js';
+import { openSigningKeys } from './signing-key-source.js';
+
+/** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
+  const database = openDatabase(config);
+  const report = await migrateToLatest(database);
+  const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000));
+  const app = await buildApp(config, { database, keys });
+  const log = app.server.log;
+  log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.state.shuttingDown = true;
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
+    const timer = setTimeout(() => {
+      log.error('grace period over; exiting with requests still open');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    timer.unref();
+    try {
+      await app.server.close();
+      await database.close();
+      log.info('shutdown complete');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.server.listen({ port: config.port, host: config.host });
+  log.info({ publicUrl: config.publicUrl, tokenEndpoint: config.tokenEndpoint }, 'service listening');
+}
+
+main().catch((error: unknown) => {
+  console.error('startup failed:', error instanceof Error ? error.message : error);
+  if (error instanceof Error && error.cause) console.error('cause:', error.cause);
+  process.exit(1);
+});

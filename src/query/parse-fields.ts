@@ -1,0 +1,29 @@
+import type { ResourceDef } from '../registry/types.js';
+import { queryError, quoteName } from './query-error.js';
+
+const PATH = 'fields';
+const ALWAYS = '_id';
+
+/**
+ * The `fields` parameter: comma-separated names of existing, readable fields, returned with
+ * `_id` first (it is always included) and duplicates dropped; `null` when absent (all
+ * fields). Sensitive fields are accepted here because their capability check happens where
+ * records are shaped, which must answer the same for `fields` and for full records.
+ *
+ * @throws ApiError `validation_failed` (400) on field `fields`
+ */
+export function parseFields(resource: ResourceDef, text: string | undefined): string[] | null {
+  if (text === undefined) return null;
+  // Bounded split: the list can never usefully be longer than the resource's fields.
+  const items = text.split(',', resource.fieldNames.length + 1);
+  if (items.length > resource.fieldNames.length) throw queryError(PATH, 'more names than the resource has fields');
+  const fields = new Set<string>([ALWAYS]);
+  for (const name of items) {
+    if (name === '') throw queryError(PATH, 'empty field name');
+    if (!Object.hasOwn(resource.fields, name) || resource.fields[name]?.writeOnly === true) {
+      throw queryError(PATH, `unknown field ${quoteName(name)}`);
+    }
+    fields.add(name);
+  }
+  return [...fields];
+}

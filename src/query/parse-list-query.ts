@@ -1,0 +1,49 @@
+import type { ResourceDef } from '../registry/types.js';
+import type { FilterNode } from './filter-ast.js';
+import { combine, countConditions } from './filter-ast.js';
+import { DEFAULT_PER_PAGE, MAX_FILTER_CONDITIONS, MAX_PAGE, MAX_PER_PAGE } from './limits.js';
+import { listParameters } from './list-query.js';
+import type { ListQuery, QueryString } from './list-query.js';
+import { parseFields } from './parse-fields.js';
+import { parsePageNumber } from './parse-page-number.js';
+import { parseQueryFilters } from './parse-query-filters.js';
+import { parseSort } from './parse-sort.js';
+import { parseWhere } from './parse-where.js';
+import { queryError } from './query-error.js';
+import { singleParameter } from './single-parameter.js';
+
+/** Options of {@link parseListQuery}. */
+export interface ListQueryOptions {
+  /** Further parameters the caller handles itself (e.g. `format` on exports). */
+  readonly extraReserved?: readonly string[];
+}
+
+/**
+ * Parses a list endpoint's query string: `where`, `<field>` / `<field>__<op>` filters
+ * (combined with AND), `sort`, `fields`, `page` and `per_page`. Every parameter is either
+ * understood or refused; nothing is silently ignored.
+ *
+ * @throws ApiError `validation_failed` (400) naming the offending parameter
+ */
+export function parseListQuery(resource: ResourceDef, query: QueryString, options: ListQueryOptions = {}): ListQuery {
+  const reserved = new Set([...listParameters, ...(options.extraReserved ?? [])]);
+  const where = singleParameter(query, 'where');
+  const parts: FilterNode[] = [];
+  if (where !== undefined) {
+    const node = parseWhere(resource, where);
+    // Flattening a top-level AND keeps the SQL shallow; `where={}` (an empty AND) adds nothing.
+    parts.push(...(node.kind === 'and' ? node.children : [node]));
+  }
+  parts.push(...parseQueryFilters(resource, query, reserved));
+  const filter = parts.length === 0 ? null : combine('and', parts);
+  if (filter && countConditions(filter) > MAX_FILTER_CONDITIONS) {
+    throw queryError('where', `more than ${MAX_FILTER_CONDITIONS} conditions in one query (where and filter parameters together)`);
+  }
+  return {
+    filter,
+    sort: parseSort(resource, singleParameter(query, 'sort')),
+    fields: parseFields(resource, singleParameter(query, 'fields')),
+    page: parsePageNumber('page', singleParameter(query, 'page'), 1, MAX_PAGE),
+    perPage: parsePageNumber('per_page', singleParameter(query, 'per_page'), DEFAULT_PER_PAGE, MAX_PER_PAGE),
+  };
+}

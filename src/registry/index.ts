@@ -1,0 +1,64 @@
+import type { ResourceDef, ResourceName } from './types.js';
+import { apiClients } from './resources/api-clients.js';
+import { auditLogs } from './resources/audit-logs.js';
+import { bookings } from './resources/bookings.js';
+import { consents } from './resources/consents.js';
+import { legalHolds } from './resources/legal-holds.js';
+import { orders } from './resources/orders.js';
+import { products } from './resources/products.js';
+import { retentionPolicies } from './resources/retention-policies.js';
+import { serviceCharges } from './resources/service-charges.js';
+import { subscriptions } from './resources/subscriptions.js';
+import { tenants } from './resources/tenants.js';
+import { users } from './resources/users.js';
+import { webhooks } from './resources/webhooks.js';
+
+export type { ResourceDef, ResourceName } from './types.js';
+
+/** Every resource, in the order they are documented and migrated (parents first). */
+export const resources: readonly ResourceDef[] = Object.freeze([
+  tenants,
+  products,
+  users,
+  bookings,
+  orders,
+  serviceCharges,
+  subscriptions,
+  apiClients,
+  webhooks,
+  consents,
+  legalHolds,
+  retentionPolicies,
+  auditLogs,
+]);
+
+const byName = new Map<string, ResourceDef>(resources.map((r) => [r.name, r]));
+
+/** Looks a resource up by its path name; `undefined` for anything else. */
+export function findResource(name: string): ResourceDef | undefined {
+  return byName.get(name);
+}
+
+/** The resource of a known name (throws on a programming error). */
+export function getResource(name: ResourceName): ResourceDef {
+  const def = byName.get(name);
+  if (!def) throw new Error(`unknown resource ${name}`);
+  return def;
+}
+
+/** Resources whose fields reference `parent` — the cascade-deny children. */
+export function childRelations(parent: ResourceName): readonly { resource: ResourceDef; field: string }[] {
+  return relationsByParent.get(parent) ?? [];
+}
+
+const relationsByParent = new Map<ResourceName, { resource: ResourceDef; field: string }[]>();
+for (const resource of resources) {
+  for (const [field, def] of Object.entries(resource.fields)) {
+    if (!def.references) continue;
+    if (!byName.has(def.references)) throw new Error(`${resource.name}.${field} references unknown ${def.references}`);
+    const list = relationsByParent.get(def.references) ?? [];
+    list.push({ resource, field });
+    relationsByParent.set(def.references, list);
+  }
+}
+if (resources.length !== 13) throw new Error('the service exposes exactly 13 resources');

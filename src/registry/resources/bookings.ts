@@ -1,0 +1,19 @@
+import { defineResource } from '../define-resource.js';
+
+export const bookings = defineResource({
+  name: 'bookings',
+  table: 'bookings',
+  description: 'A reservation of a product for a time range.',
+  tenancy: 'owned',
+  operations: ['list', 'read', 'create', 'update', 'delete'],
+  fields: {
+    product_id: { type: 'reference', references: 'products', description: 'Booked product.', required: true, immutable: true, filterable: true, sortable: true, gdpr: 'none' },
+    user_id: { type: 'reference', references: 'users', description: 'End user the booking is for.', nullable: true, filterable: true, gdpr: 'pseudonymous' },
+    start_time: { type: 'timestamp', description: 'Start (ISO 8601).', required: true, filterable: true, sortable: true, gdpr: 'none' },
+    end_time: { type: 'timestamp', description: 'End (ISO 8601), after start_time.', required: true, filterable: true, sortable: true, gdpr: 'none' },
+    status: { type: 'string', description: 'Lifecycle state.', enum: ['active', 'cancelled', 'completed'], default: 'active', filterable: true, sortable: true, gdpr: 'none' },
+    quantity: { type: 'integer', description: 'Units booked.', default: 1, minimum: 1, maximum: 10_000, filterable: true, sortable: true, gdpr: 'none' },
+    reference: { type: 'string', description: "Partner's own reference.", maxLength: 120, nullable: true, filterable: true, gdpr: 'none' },
+    notes: { type: 'string', description: 'Free-text notes; may mention the guest.', maxLength: 2000, nullable: true, gdpr: 'personal', erasure: 'redact' },
+  },
+});

@@ -1,0 +1,125 @@
+/**
+ * The vocabulary of the resource registry: the single source of truth from which
+ * validation, tables, capabilities, filters, field access and docs are derived.
+ */
+
+/** Storage and wire type of a field. */
+export type FieldType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'timestamp'
+  /** Record identifier of another resource (see {@link FieldDef.references}). */
+  | 'reference'
+  /** JSON array of strings. */
+  | 'string_list'
+  /** Free JSON object (never filterable). */
+  | 'object';
+
+/** GDPR classification of a field's content. */
+export type GdprClass =
+  /** Not personal data (product names, amounts). */
+  | 'none'
+  /** Pseudonymous identifiers and technical data linkable to a person (ids, IPs). */
+  | 'pseudonymous'
+  /** Personal data (GDPR Art. 4(1)): names, contact details. */
+  | 'personal'
+  /** Special category or high-risk data (Art. 9, birth dates, free text about a person). */
+  | 'special';
+
+/** What erasure by depersonalisation does to a field. */
+export type ErasureAction = 'keep' | 'null' | 'redact';
+
+/** The operators a `where` filter may use on a field. */
+export type FieldOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte' | '$in' | '$nin' | '$exists' | '$regex';
+
+export interface FieldDef {
+  readonly type: FieldType;
+  readonly description: string;
+  /** Must be present in a create body. */
+  readonly required?: boolean;
+  /** Set only by the service; a request body carrying it is refused (400). */
+  readonly serverOwned?: boolean;
+  /** Accepted on create but not on update. */
+  readonly immutable?: boolean;
+  /** Accepted in create bodies, never stored in the record nor returned (e.g. a public key handed to a sub-store). */
+  readonly writeOnly?: boolean;
+  /** Computed on read by the resource's hooks; not a column. */
+  readonly computed?: boolean;
+  /** Value may be `null` in a body (clears the field). */
+  readonly nullable?: boolean;
+  /** Default applied on create when the field is absent. */
+  readonly default?: string | number | boolean | readonly string[];
+  readonly enum?: readonly string[];
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  /** `string_list` only: maximum number of entries. */
+  readonly maxItems?: number;
+  /** Extra format check for strings. */
+  readonly format?: 'email' | 'uri' | 'currency' | 'cidr' | 'capability' | 'pem' | 'phone' | 'date';
+  /** Usable in `where` and query-parameter filters (operators follow the type). */
+  readonly filterable?: boolean;
+  readonly sortable?: boolean;
+  /** Parent resource; a live child blocks the parent's deletion (cascade deny). */
+  readonly references?: ResourceName;
+  readonly gdpr: GdprClass;
+  /** Sensitive fields need `<resource>:read:<field>` / `<resource>:write:<field>`. */
+  readonly sensitive?: boolean;
+  /** What erasure does to this field; defaults derive from `gdpr`. */
+  readonly erasure?: ErasureAction;
+}
+
+/** The collection operations a resource can expose. */
+export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete' | 'export';
+
+/** How a resource's rows are placed in the tenant hierarchy. */
+export type Tenancy =
+  /** Owned by one tenant node (`tenant_id`). */
+  | 'owned'
+  /** The row is itself a node of the hierarchy (the `tenants` resource). */
+  | 'node';
+
+export type ResourceName =
+  | 'bookings'
+  | 'products'
+  | 'orders'
+  | 'service-charges'
+  | 'subscriptions'
+  | 'api-clients'
+  | 'users'
+  | 'tenants'
+  | 'webhooks'
+  | 'consents'
+  | 'legal-holds'
+  | 'retention-policies'
+  | 'audit-logs';
+
+export interface ResourceSpec {
+  /** Path segment under `/v1` and capability prefix. */
+  readonly name: ResourceName;
+  /** SQL table name. */
+  readonly table: string;
+  readonly description: string;
+  readonly tenancy: Tenancy;
+  readonly operations: readonly Operation[];
+  /** Named sub-operations, each with its own capability `<resource>:<name>`. */
+  readonly subOperations?: readonly string[];
+  /** Records may belong to the root node `system` itself (stored as `tenant_id` null). */
+  readonly systemOwned?: boolean;
+  /** Rows are soft-deleted (`deleted_at`), the default; append-only resources set false. */
+  readonly softDelete?: boolean;
+  /** Resource-specific fields; the common ones are added by `defineResource`. */
+  readonly fields: Readonly<Record<string, FieldDef>>;
+}
+
+/** A resource as the rest of the code sees it: spec plus the common fields. */
+export interface ResourceDef extends ResourceSpec {
+  readonly softDelete: boolean;
+  readonly subOperations: readonly string[];
+  /** All API-visible fields, common ones first, in a stable order. */
+  readonly fields: Readonly<Record<string, FieldDef>>;
+  /** Field names in declaration order (common first). */
+  readonly fieldNames: readonly string[];
+}

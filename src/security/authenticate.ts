@@ -1,0 +1,88 @@
+import type { FastifyRequest } from 'fastify';
+import type { AccessTokenClaims, AccessTokenVerifier } from './access-token.js';
+import { authError } from './challenge.js';
+import type { Scheme } from './challenge.js';
+import { verifyDpopProof } from './dpop.js';
+import type { DpopNonces } from './dpop.js';
+import { TokenError } from './oauth-error.js';
+import type { ReplayStore } from './replay-store.js';
+
+export interface AuthenticatorOptions {
+  readonly verifier: AccessTokenVerifier;
+  readonly replay: ReplayStore;
+  /** Origin the client addressed (`PUBLIC_URL`), for the proof's `htu`. */
+  readonly origin: string;
+  readonly clockSkewSeconds: number;
+  /** Server nonces for proofs, when enabled. */
+  readonly nonces?: DpopNonces;
+  /** Epoch seconds. */
+  readonly now: () => number;
+}
+
+/** The verified token of a request and whether it is DPoP-bound. */
+export interface Authenticated {
+  readonly claims: AccessTokenClaims;
+  readonly scheme: Scheme;
+}
+
+/**
+ * Step 1 of the pipeline: the access token (Bearer or DPoP), and for a DPoP-bound token a
+ * fresh, unreplayed proof from the same key for this method, URL and token.
+ */
+export class Authenticator {
+  constructor(private readonly options: AuthenticatorOptions) {}
+
+  async authenticate(request: FastifyRequest): Promise<Authenticated> {
+    const header = request.headers.authorization;
+    if (!header) throw authError('unauthenticated', 'Send an access token in the Authorization header', null);
+    const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+    if (!match?.[1] || !match[2]) throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', 'Bearer', 'invalid_token');
+    const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+    const token = match[2];
+    const now = this.options.now();
+    let claims: AccessTokenClaims;
+    try {
+      claims = await this.options.verifier.verify(token, now);
+    } catch (error) {
+      throw authError('invalid_token', 'The access token is invalid or expired', scheme, 'invalid_token', { privateReason: reasonOf(error) });
+    }
+    const jkt = claims.cnf?.jkt;
+    if (jkt === undefined) {
+      if (scheme === 'DPoP') throw authError('invalid_token', 'The token is not DPoP-bound; send it with the Bearer scheme', 'DPoP', 'invalid_token');
+      return { claims, scheme };
+    }
+    if (scheme !== 'DPoP') throw authError('invalid_token', 'The token is DPoP-bound; send it with the DPoP scheme and a proof', 'DPoP', 'invalid_token');
+    await this.checkProof(request, token, jkt, now);
+    return { claims, scheme };
+  }
+
+  private async checkProof(request: FastifyRequest, token: string, jkt: string, now: number): Promise<void> {
+    const proof = request.headers.dpop;
+    if (typeof proof !== 'string') throw authError('invalid_token', 'A DPoP proof is required with a DPoP-bound token', 'DPoP', 'invalid_dpop_proof');
+    const { nonces } = this.options;
+    let verified;
+    try {
+      verified = await verifyDpopProof(proof, {
+        method: request.method,
+        url: `${this.options.origin}${request.url}`,
+        now,
+        iatWindowSeconds: this.options.clockSkewSeconds,
+        accessToken: token,
+        expectedJkt: jkt,
+        ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof TokenError && error.code === 'use_dpop_nonce' && nonces) {
+        throw authError('invalid_token', 'Retry with the nonce from the DPoP-Nonce header', 'DPoP', 'use_dpop_nonce', { headers: { 'dpop-nonce': nonces.issue(now) } });
+      }
+      throw authError('invalid_token', 'The DPoP proof is invalid', 'DPoP', 'invalid_dpop_proof', { privateReason: reasonOf(error) });
+    }
+    const fresh = await this.options.replay.claim('dpop', `${verified.jkt}:${verified.jti}`, verified.iat + 2 * this.options.clockSkewSeconds + 1, now);
+    if (!fresh) throw authError('invalid_token', 'The DPoP proof was already used', 'DPoP', 'invalid_dpop_proof', { privateReason: 'dpop proof replayed' });
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof TokenError) return error.privateReason;
+  return error instanceof Error ? error.message : 'unknown';
+}

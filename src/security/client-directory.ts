@@ -1,0 +1,60 @@
+import type { Database } from '../db/dialect.js';
+import { getResource } from '../registry/index.js';
+import type { Level } from './principal.js';
+import { IpAllowlist } from './ip-allowlist.js';
+
+/** What the security pipeline needs to know about an API client. */
+export interface ClientState {
+  readonly clientId: string;
+  readonly tenantId: string | null;
+  readonly level: Level;
+  readonly capabilities: readonly string[];
+  readonly disabled: boolean;
+  readonly allowlist: IpAllowlist;
+}
+
+const apiClients = getResource('api-clients');
+
+/**
+ * API client lookups for authentication, cached briefly: a disabled or deleted client loses
+ * access within `ttlMs` everywhere, at once on the instance that made the change.
+ */
+export class ClientDirectory {
+  private readonly cache = new Map<string, { state: ClientState | undefined; until: number }>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly ttlMs = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A live client by id (unscoped: authentication precedes any tenant scope). */
+  async get(clientId: string): Promise<ClientState | undefined> {
+    const now = this.now();
+    const cached = this.cache.get(clientId);
+    if (cached && cached.until > now) return cached.state;
+    const { db, dialect } = this.database;
+    const row = await db
+      .selectFrom(apiClients.table)
+      .select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist'])
+      .where('_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    const state: ClientState | undefined = row && {
+      clientId,
+      tenantId: (row.tenant_id as string | null) ?? null,
+      level: row.level as Level,
+      capabilities: dialect.fromDb('string_list', row.capabilities) as string[],
+      disabled: dialect.fromDb('boolean', row.disabled) === true,
+      allowlist: new IpAllowlist(dialect.fromDb('string_list', row.ip_allowlist) as string[]),
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(clientId, { state, until: now + this.ttlMs });
+    return state;
+  }
+
+  /** Drops a cached client after it changed. */
+  forget(clientId: string): void {
+    this.cache.delete(clientId);
+  }
+}

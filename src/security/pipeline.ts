@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../http/errors.js';
+import type { Authenticated, Authenticator } from './authenticate.js';
+import { authError } from './challenge.js';
+import type { ClientDirectory, ClientState } from './client-directory.js';
+import type { Principal, TenantScope } from './principal.js';
+import { guardRoute } from './route-guard.js';
+import type { TenantDirectory } from './tenant-directory.js';
+
+export interface SecurityDeps {
+  readonly authenticator: Authenticator;
+  readonly clients: ClientDirectory;
+  readonly tenants: TenantDirectory;
+}
+
+/**
+ * The one place access is decided. Registration: every route declares a capability or
+ * `public` (else start-up fails). Each request to a protected route then runs, in this
+ * fixed order: authenticate → IP allowlist → capability → tenant scope.
+ */
+export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', guardRoute);
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config;
+    if (config.public === true || request.is404) return;
+    const capability = config.capability;
+    if (typeof capability !== 'string') throw new ApiError('internal_error', 'route without capability');
+    const auth = await deps.authenticator.authenticate(request);
+    const client = await activeClient(deps.clients, auth);
+    checkSourceAddress(client, request);
+    checkCapability(auth, capability);
+    request.principal = await resolvePrincipal(deps.tenants, auth, client, request);
+  });
+}
+
+async function activeClient(clients: ClientDirectory, auth: Authenticated): Promise<ClientState> {
+  const client = await clients.get(auth.claims.client_id);
+  if (!client || client.disabled) {
+    throw authError('invalid_token', 'The client of this token is disabled or deleted', auth.scheme, 'invalid_token', { privateReason: `client ${auth.claims.client_id} inactive` });
+  }
+  return client;
+}
+
+/** Step 2: the client's IP allowlist, against the address the trusted-proxy rule yields. */
+function checkSourceAddress(client: ClientState, request: FastifyRequest): void {
+  if (!client.allowlist.allows(request.ip)) {
+    throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
+  }
+}
+
+/** Step 3: the route's capability must be in the token's scope. */
+function checkCapability(auth: Authenticated, capability: string): void {
+  if (!auth.claims.scope.split(' ').includes(capability)) {
+    throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
+  }
+}
+
+/** Step 4: the node the request acts in — the client's own, or `X-Tenant-Id` for system callers. */
+async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, client: ClientState, request: FastifyRequest): Promise<Principal> {
+  const home = await tenants.resolve(client.tenantId);
+  if (!home) throw authError('invalid_token', 'The tenant of this client no longer exists', auth.scheme, 'invalid_token');
+  let scope: TenantScope = home;
+  const target = request.headers['x-tenant-id'];
+  if (target !== undefined) {
+    if (home.level !== 'system') throw new ApiError('tenant_forbidden', 'Only system-level clients may act in another tenant with X-Tenant-Id');
+    const resolved = typeof target === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(target) ? await tenants.resolve(target) : undefined;
+    if (!resolved) throw new ApiError('validation_failed', 'X-Tenant-Id does not name an existing tenant node', { errors: [{ field: 'X-Tenant-Id', message: 'unknown tenant node' }] });
+    scope = resolved;
+  }
+  return Object.freeze({
+    actorType: 'client',
+    actorId: client.clientId,
+    capabilities: new Set(auth.claims.scope.split(' ')),
+    home,
+    scope,
+    unrestricted: false,
+  });
+}

@@ -1,0 +1,82 @@
+import type { Db, SqlDialect } from '../db/dialect.js';
+import { validationError } from '../http/errors.js';
+import { clientKeyFromJwk, importClientPublicKey, PublicKeyError } from '../security/public-key.js';
+import type { ClientKeyAlg, ClientPublicKey } from '../security/public-key.js';
+import type { ClientKey } from '../security/client-assertion.js';
+
+/** A client key as the API shows it (never key material beyond the public JWK thumbprint). */
+export interface ClientKeyView {
+  readonly kid: string;
+  readonly alg: string;
+  readonly thumbprint: string;
+  readonly created_at: string;
+  readonly active_until: string | null;
+}
+
+/** Validates a submitted SPKI PEM; a bad key is a 400 on `field`. */
+export async function parsePublicKey(pem: string, field: string): Promise<ClientPublicKey> {
+  try {
+    return await importClientPublicKey(pem);
+  } catch (error) {
+    if (error instanceof PublicKeyError) throw validationError([{ field, message: error.message }]);
+    throw error;
+  }
+}
+
+/**
+ * Stores a new key for a client and, when the client had keys, ends their validity
+ * `overlapDays` from now (rotation with overlap). Returns the stored key's view.
+ */
+export async function addClientKey(trx: Db, dialect: SqlDialect, clientId: string, key: ClientPublicKey, kid: string | undefined, now: number, overlapDays: number): Promise<{ added: ClientKeyView; retired: string[] }> {
+  const id = kid ?? key.thumbprint;
+  const at = new Date(now).toISOString();
+  const existing = await trx.selectFrom('api_client_keys').select(['kid', 'active_until']).where('client_id', '=', clientId).execute();
+  if (existing.some((row) => row.kid === id)) throw validationError([{ field: 'kid', message: `the client already has a key with kid "${id}"` }]);
+  const until = new Date(now + overlapDays * 86_400_000).toISOString();
+  const retired: string[] = [];
+  for (const row of existing) {
+    const current = row.active_until as string | null;
+    if (current !== null && current <= until) continue;
+    await trx.updateTable('api_client_keys').set({ active_until: dialect.toDb('timestamp', until) }).where('client_id', '=', clientId).where('kid', '=', String(row.kid)).execute();
+    retired.push(String(row.kid));
+  }
+  await trx
+    .insertInto('api_client_keys')
+    .values({ client_id: clientId, kid: id, alg: key.alg, jwk: JSON.stringify(key.jwk), thumbprint: key.thumbprint, created_at: dialect.toDb('timestamp', at), active_until: null })
+    .execute();
+  return { added: { kid: id, alg: key.alg, thumbprint: key.thumbprint, created_at: at, active_until: null }, retired };
+}
+
+/** The keys of some clients, oldest first, keyed by client id. */
+export async function listClientKeys(db: Db, clientIds: readonly string[]): Promise<Map<string, ClientKeyView[]>> {
+  const out = new Map<string, ClientKeyView[]>();
+  if (clientIds.length === 0) return out;
+  const rows = await db.selectFrom('api_client_keys').selectAll().where('client_id', 'in', [...clientIds]).orderBy('created_at').execute();
+  for (const row of rows) {
+    const list = out.get(String(row.client_id)) ?? [];
+    list.push({ kid: String(row.kid), alg: String(row.alg), thumbprint: String(row.thumbprint), created_at: String(row.created_at), active_until: (row.active_until as string | null) ?? null });
+    out.set(String(row.client_id), list);
+  }
+  return out;
+}
+
+/**
+ * The verification key for an assertion: by `kid`, or the client's single current key when
+ * the assertion names none.
+ */
+export async function findClientKey(db: Db, clientId: string, kid: string | undefined): Promise<ClientKey | undefined> {
+  let query = db.selectFrom('api_client_keys').selectAll().where('client_id', '=', clientId);
+  if (kid !== undefined) query = query.where('kid', '=', kid);
+  else query = query.where('active_until', 'is', null);
+  const rows = await query.limit(2).execute();
+  const row = rows.length === 1 ? rows[0] : undefined;
+  if (!row) return undefined;
+  const alg = String(row.alg) as ClientKeyAlg;
+  const until = row.active_until as string | null;
+  return {
+    kid: String(row.kid),
+    alg,
+    key: clientKeyFromJwk(JSON.parse(String(row.jwk)) as Record<string, string>, alg),
+    activeUntil: until === null ? null : Math.floor(Date.parse(until) / 1000),
+  };
+}

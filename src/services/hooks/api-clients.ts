@@ -1,0 +1,45 @@
+import { ApiError, validationError } from '../../http/errors.js';
+import { hasCapability } from '../../security/principal.js';
+import type { Principal } from '../../security/principal.js';
+import { addClientKey, listClientKeys, parsePublicKey } from '../client-keys.js';
+import type { ResourceHooks } from '../resource-hooks.js';
+
+/** Capabilities a caller may hand out: only ones it holds itself. */
+export function checkGrantable(principal: Principal, capabilities: readonly string[]): void {
+  const beyond = capabilities.filter((c) => !hasCapability(principal, c));
+  if (beyond.length > 0) {
+    throw new ApiError('insufficient_scope', `A client cannot be granted capabilities its creator lacks: ${beyond.join(', ')}`, { errors: beyond.map((c) => ({ field: 'capabilities', message: `caller lacks ${c}` })) });
+  }
+}
+
+/**
+ * API clients: the caller may only grant capabilities it holds; `client_id` is the record
+ * id; the client's level is its tenant node's; the first public key goes to the key store.
+ */
+export function apiClientHooks(options: { readonly overlapDays: number; readonly onChange: (clientId: string) => void }): ResourceHooks {
+  return {
+    async beforeCreate(hook, draft) {
+      const { public_key: pem, kid: _kid, ...values } = draft.values;
+      checkGrantable(hook.context.principal, values.capabilities as string[]);
+      if (typeof pem !== 'string') throw validationError([{ field: 'public_key', message: 'is required' }]);
+      let level = 'system';
+      if (draft.owner !== null) {
+        const tenant = await hook.trx.selectFrom('tenants').select('level').where('_id', '=', draft.owner).executeTakeFirst();
+        level = String(tenant?.level ?? 'tenant');
+      }
+      return { ...draft, values: { ...values, client_id: draft.id, level } };
+    },
+    async afterCreate(hook, record, input) {
+      const key = await parsePublicKey(String(input.public_key), 'public_key');
+      await addClientKey(hook.trx, hook.dialect, String(record._id), key, input.kid as string | undefined, hook.now, options.overlapDays);
+    },
+    async beforeUpdate(hook, _merged, changes) {
+      if (Array.isArray(changes.capabilities)) checkGrantable(hook.context.principal, changes.capabilities as string[]);
+    },
+    committed: options.onChange,
+    async expand(db, _dialect, records) {
+      const keys = await listClientKeys(db, records.map((r) => String(r._id)));
+      for (const record of records) record.keys = keys.get(String(record._id)) ?? [];
+    },
+  };
+}

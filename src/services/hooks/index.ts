@@ -1,0 +1,14 @@
+import type { ResourceName } from '../../registry/types.js';
+import type { ResourceHooks } from '../resource-hooks.js';
+import { tenantCurrencyHooks } from './tenant-currency.js';
+import { tenantHooks } from './tenants.js';
+
+/** Resource-specific behaviour, keyed by resource name. */
+export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>> = {}): Partial<Record<ResourceName, ResourceHooks>> {
+  return {
+    tenants: tenantHooks,
+    orders: tenantCurrencyHooks,
+    'service-charges': tenantCurrencyHooks,
+    ...extra,
+  };
+}

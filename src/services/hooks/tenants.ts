@@ -1,0 +1,32 @@
+import { validationError } from '../../http/errors.js';
+import { levelRank } from '../../security/principal.js';
+import type { Level } from '../../security/principal.js';
+import type { ResourceHooks } from '../resource-hooks.js';
+
+/**
+ * Tenant nodes: a new node hangs below the named parent (default: the caller's node), sits
+ * at a strictly lower level, and stores its materialised path for subtree scoping.
+ */
+export const tenantHooks: ResourceHooks = {
+  async ownerTenant(hook, values) {
+    const parent = values.parent_id;
+    return typeof parent === 'string' ? parent : hook.context.principal.scope.nodeId;
+  },
+
+  async beforeCreate(hook, draft) {
+    let parentLevel: Level = 'system';
+    let parentPath = '/';
+    if (draft.owner !== null) {
+      // Reach was checked by checkReferences (parent_id) or is the caller's own node.
+      const parent = await hook.trx.selectFrom('tenants').select(['level', 'path']).where('_id', '=', draft.owner).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!parent) throw validationError([{ field: 'parent_id', message: 'does not name an existing tenant node' }]);
+      parentLevel = parent.level as Level;
+      parentPath = String(parent.path);
+    }
+    const level = draft.values.level as Level;
+    if (levelRank[level] <= levelRank[parentLevel]) {
+      throw validationError([{ field: 'level', message: `a ${level} node cannot sit below a ${parentLevel} node` }]);
+    }
+    return { ...draft, values: { ...draft.values, parent_id: draft.owner }, columns: { path: `${parentPath}${draft.id}/` } };
+  },
+};

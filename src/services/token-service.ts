@@ -1,0 +1,135 @@
+import type { Database } from '../db/dialect.js';
+import { isCapability } from '../derive/capabilities.js';
+import type { AccessTokenVerifier } from '../security/access-token.js';
+import { issueAccessToken } from '../security/access-token.js';
+import type { ClientDirectory } from '../security/client-directory.js';
+import { verifyClientAssertion } from '../security/client-assertion.js';
+import { verifyDpopProof } from '../security/dpop.js';
+import type { DpopNonces } from '../security/dpop.js';
+import { OAuthError, TokenError } from '../security/oauth-error.js';
+import type { ReplayStore } from '../security/replay-store.js';
+import type { SigningKeyStore } from '../security/signing-keys.js';
+import { findClientKey } from './client-keys.js';
+
+export const jwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** A parsed token request (form fields, once each). */
+export interface TokenRequest {
+  readonly fields: ReadonlyMap<string, string>;
+  readonly dpopProof: string | undefined;
+  readonly sourceIp: string;
+}
+
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly token_type: 'Bearer' | 'DPoP';
+  readonly expires_in: number;
+  readonly scope: string;
+}
+
+export interface TokenServiceOptions {
+  readonly database: Database;
+  readonly clients: ClientDirectory;
+  readonly keys: SigningKeyStore;
+  readonly verifier: AccessTokenVerifier;
+  readonly replay: ReplayStore;
+  readonly issuer: string;
+  readonly tokenEndpoint: string;
+  readonly lifetimeSeconds: number;
+  readonly clockSkewSeconds: number;
+  readonly nonces?: DpopNonces;
+  /** Epoch seconds. */
+  readonly now: () => number;
+}
+
+/**
+ * The client credentials grant with private_key_jwt (RFC 6749 §4.4, RFC 7523) and optional
+ * DPoP binding (RFC 9449). Steps run in a fixed order and one-time values (assertion and
+ * proof `jti`) are recorded only after every check passed.
+ */
+export class TokenService {
+  constructor(private readonly options: TokenServiceOptions) {}
+
+  async issue(request: TokenRequest): Promise<TokenResponse> {
+    const { fields } = request;
+    const now = this.options.now();
+    const grantType = required(fields, 'grant_type');
+    if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', `grant_type ${grantType.slice(0, 60)}`);
+    const clientId = required(fields, 'client_id');
+    const assertionType = required(fields, 'client_assertion_type');
+    const assertion = required(fields, 'client_assertion');
+    if (assertionType !== jwtBearerAssertionType) throw new OAuthError('invalid_client', 'unsupported client_assertion_type');
+
+    const client = await this.options.clients.get(clientId);
+    if (!client) throw new OAuthError('invalid_client', 'unknown client_id');
+    if (client.disabled) throw new OAuthError('invalid_client', 'client disabled');
+    if (!client.allowlist.allows(request.sourceIp)) throw new OAuthError('invalid_client', `source ${request.sourceIp} outside the client's IP allowlist`);
+
+    const verified = await verifyClientAssertion(assertion, {
+      clientId,
+      audience: this.options.tokenEndpoint,
+      now,
+      clockSkewSeconds: this.options.clockSkewSeconds,
+      findKey: (kid) => findClientKey(this.options.database.db, clientId, kid),
+    });
+    const dpop = request.dpopProof === undefined ? undefined : await this.checkProof(request.dpopProof, now);
+    const scope = grantScope(fields.get('scope'), client.capabilities);
+
+    if (dpop && !(await this.options.replay.claim('dpop', `${dpop.jkt}:${dpop.jti}`, dpop.iat + 2 * this.options.clockSkewSeconds + 1, now))) {
+      throw new OAuthError('invalid_dpop_proof', 'dpop proof jti replayed');
+    }
+    // Keyed on (iss, jti), never the token bytes: ECDSA signatures are malleable, so a
+    // re-encoded signature must not make a used assertion look new.
+    if (!(await this.options.replay.claim('client_assertion', `${clientId}:${verified.jti}`, verified.exp + this.options.clockSkewSeconds, now))) {
+      throw new OAuthError('invalid_client', 'client assertion jti replayed');
+    }
+
+    const { token, claims } = await issueAccessToken(
+      this.options.keys,
+      { issuer: this.options.issuer, audience: this.options.issuer, subject: clientId, clientId, scope, tenantId: client.tenantId, level: client.level, ...(dpop ? { jkt: dpop.jkt } : {}) },
+      now,
+      this.options.lifetimeSeconds,
+    );
+    this.options.verifier.remember(token, claims, now);
+    return { access_token: token, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: this.options.lifetimeSeconds, scope };
+  }
+
+  private async checkProof(proof: string, now: number) {
+    const { nonces } = this.options;
+    try {
+      return await verifyDpopProof(proof, {
+        method: 'POST',
+        url: this.options.tokenEndpoint,
+        now,
+        iatWindowSeconds: this.options.clockSkewSeconds,
+        ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof TokenError) throw new OAuthError(error.code === 'use_dpop_nonce' ? 'use_dpop_nonce' : 'invalid_dpop_proof', error.privateReason);
+      throw error;
+    }
+  }
+}
+
+function required(fields: ReadonlyMap<string, string>, name: string): string {
+  const value = fields.get(name);
+  if (value === undefined || value === '') throw new OAuthError('invalid_request', `missing ${name}`);
+  return value;
+}
+
+/**
+ * Requested ∩ assigned. An omitted scope grants everything assigned; an unknown name or an
+ * empty intersection is `invalid_scope`.
+ */
+export function grantScope(requested: string | undefined, assigned: readonly string[]): string {
+  if (requested === undefined) {
+    if (assigned.length === 0) throw new OAuthError('invalid_scope', 'client has no capabilities');
+    return assigned.join(' ');
+  }
+  const names = requested.split(' ').filter(Boolean);
+  const unknown = names.filter((n) => !isCapability(n));
+  if (unknown.length > 0) throw new OAuthError('invalid_scope', `unknown scope ${unknown.join(' ').slice(0, 200)}`);
+  const granted = [...new Set(names)].filter((n) => assigned.includes(n));
+  if (granted.length === 0) throw new OAuthError('invalid_scope', 'no requested scope is assigned to the client');
+  return granted.join(' ');
+}
