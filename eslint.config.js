@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['cli/**', 'bench/**', 'test/**'],
+    files: ['cli/**', 'bench/**', 'test/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
 );

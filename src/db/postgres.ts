@@ -4,9 +4,11 @@ import pg from 'pg';
 import type { FieldType } from '../registry/types.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 
+// Byte-order collation: string comparison and sorting then match SQLite exactly,
+// whatever locale the database was created with.
 const columnTypes: Record<FieldType, string> = {
-  string: 'text',
-  reference: 'text',
+  string: 'text collate "C"',
+  reference: 'text collate "C"',
   integer: 'integer',
   number: 'double precision',
   boolean: 'boolean',

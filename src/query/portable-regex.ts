@@ -23,6 +23,7 @@ export function portableRegexProblem(pattern: string): string | undefined {
     const char = pattern[i];
     if (char === '\\') {
       const next = pattern[i + 1] ?? '';
+      if (/^\d$/.test(next)) return 'backreferences are not supported';
       if (!CLASS_ESCAPES.has(next) && !CONTROL_ESCAPES.has(next) && !ASCII_PUNCTUATION.test(next)) return `unsupported escape \\${next}`;
       i += 1;
     } else if (char === '(' && pattern[i + 1] === '?') {
@@ -52,9 +53,11 @@ function bracketEnd(pattern: string, start: number): number | string {
     const char = pattern[i];
     if (char === ']' && !first) return i;
     if (char === ']' || char === '[') return `a literal ${char} in brackets must be escaped`;
-    if (char === '-' && previousLiteral && pattern[i + 1] !== ']') {
+    if (char === '-' && !first && pattern[i + 1] !== ']') {
+      // Only `a-z` style ranges; a `-` right after a range (`[a-z-0]`) is an error in PostgreSQL.
       const high = pattern[i + 1] === '\\' ? pattern[i + 2] : pattern[i + 1];
-      if (high === undefined || (pattern[i + 1] === '\\' && !ASCII_PUNCTUATION.test(high))) return 'invalid range in brackets';
+      const badHigh = high === undefined || (pattern[i + 1] === '\\' && !ASCII_PUNCTUATION.test(high));
+      if (!previousLiteral || badHigh) return 'invalid range in brackets (escape a literal - as \\-)';
       i += pattern[i + 1] === '\\' ? 2 : 1;
       previousLiteral = false;
       continue;
