@@ -9,6 +9,7 @@ import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
 import { apiClientKeyRoutes } from './routes/api-client-keys.js';
 import { capabilityRoutes } from './routes/capabilities.js';
+import { exportRoutes } from './routes/exports.js';
 import { healthRoutes } from './routes/health.js';
 import { resourceRoutes } from './routes/resources.js';
 import { tokenRoutes } from './routes/token.js';
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
   await server.register(apiClientKeyRoutes(apiClients));
+  await server.register(exportRoutes(deps.database, resources));
   await server.register(resourceRoutes(resources, config.publicUrl));
   return { server, resources, apiClients, tokens, state };
 }

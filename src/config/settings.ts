@@ -25,6 +25,10 @@ function integer(name: string, fallback: number, min: number, max: number) {
   };
 }
 
+function optionalInteger(name: string, min: number, max: number) {
+  return (raw: string | undefined): number | undefined => (raw === undefined || raw === '' ? undefined : integer(name, 0, min, max)(raw));
+}
+
 function optionalText(raw: string | undefined): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
@@ -63,6 +67,10 @@ export const settings = {
   trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
   dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
   redisUrl: setting('REDIS_URL', undefined, 'Redis for shared rate-limit counters and replay caches across instances.', optionalText),
+  auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
+  auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
+  auditRetentionSecurityDays: setting('AUDIT_RETENTION_SECURITY_DAYS', undefined, 'Days `security` entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_SECURITY_DAYS', 1, 36_500)),
+  auditPurgeIntervalMinutes: setting('AUDIT_PURGE_INTERVAL_MINUTES', '60', 'How often the retention job runs; 0 disables it (use `cli audit purge`).', integer('AUDIT_PURGE_INTERVAL_MINUTES', 60, 0, 10_080)),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 

@@ -30,6 +30,13 @@ export interface SqlDialect {
    * not run migrations concurrently (PostgreSQL advisory lock; SQLite's write lock).
    */
   withExclusiveLock<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Makes `table` append-only in the database itself: UPDATE always fails, DELETE fails
+   * unless the transaction opened the purge gate with {@link openPurgeGate}.
+   */
+  protectAppendOnly(db: Db, table: string): Promise<void>;
+  /** Runs `fn` in transaction `trx` with deletes from append-only tables allowed (retention purges). */
+  withPurgeGate<T>(trx: Db, fn: () => Promise<T>): Promise<T>;
 }
 
 /** An open database: the Kysely instance, its dialect and how to close it. */

@@ -3,12 +3,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import type { Database } from './dialect.js';
 import { resourcesMigration } from './migrations/0001-resources.js';
 import { authMigration } from './migrations/0002-auth.js';
+import { auditMigration } from './migrations/0003-audit.js';
 
 /** All migrations in order; names sort lexically. */
 function migrations(database: Database): Record<string, Migration> {
   return {
     '0001-resources': resourcesMigration(database.dialect),
     '0002-auth': authMigration(database.dialect),
+    '0003-audit': auditMigration(database.dialect),
   };
 }
 

@@ -59,6 +59,23 @@ export const postgresDialect: SqlDialect = {
       }
     });
   },
+  async protectAppendOnly(db, table) {
+    await sql.raw(`
+      create or replace function ${table}_append_only() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'DELETE' and current_setting('booking.purge_gate', true) = 'open' then
+          return old;
+        end if;
+        raise exception '${table} is append-only' using errcode = 'insufficient_privilege';
+      end $$`).execute(db);
+    await sql.raw(`drop trigger if exists ${table}_append_only on ${table}`).execute(db);
+    await sql.raw(`create trigger ${table}_append_only before update or delete on ${table} for each row execute function ${table}_append_only()`).execute(db);
+  },
+  async withPurgeGate(trx, fn) {
+    // Transaction-local setting: it ends with the purge transaction whatever happens.
+    await sql`select set_config('booking.purge_gate', 'open', true)`.execute(trx);
+    return fn();
+  },
   isUniqueViolation(error) {
     return (error as { code?: unknown } | null)?.code === '23505';
   },

@@ -40,6 +40,20 @@ export const sqliteDialect: SqlDialect = {
   },
   // One connection per process and busy_timeout across processes already serialise writers.
   withExclusiveLock: (db, fn) => fn(db),
+  async protectAppendOnly(db, table) {
+    // SQLite triggers cannot read session state, so the gate is a table the purge
+    // transaction writes to and empties again before commit; writers are serialised, so
+    // no other transaction ever sees it open.
+    await sql`create table if not exists append_only_gate (open integer not null)`.execute(db);
+    await sql.raw(`create trigger if not exists ${table}_no_update before update on ${table} begin select raise(abort, '${table} is append-only'); end`).execute(db);
+    await sql.raw(`create trigger if not exists ${table}_no_delete before delete on ${table} when not exists (select 1 from append_only_gate where open = 1) begin select raise(abort, '${table} is append-only'); end`).execute(db);
+  },
+  async withPurgeGate(trx, fn) {
+    await sql`insert into append_only_gate (open) values (1)`.execute(trx);
+    const result = await fn();
+    await sql`delete from append_only_gate`.execute(trx);
+    return result;
+  },
   isUniqueViolation(error) {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Db, SqlDialect } from '../db/dialect.js';
-import { getResource } from '../registry/index.js';
+import { findResource, getResource } from '../registry/index.js';
 import type { RequestContext } from './request-context.js';
 import { recordToRow } from './record-codec.js';
 import { nextEtag } from './etag.js';
@@ -40,11 +40,26 @@ export async function appendAudit(trx: Db, dialect: SqlDialect, context: Request
     action: event.action,
     resource: event.resource,
     record_id: event.recordId,
-    old_values: event.oldValues,
-    new_values: event.newValues,
+    old_values: maskSpecial(event.resource, event.oldValues),
+    new_values: maskSpecial(event.resource, event.newValues),
   };
   await trx
     .insertInto(auditLogs.table)
     .values({ ...recordToRow(auditLogs, dialect, record), etag: nextEtag(null, record) })
     .execute();
+}
+
+/**
+ * Special-category values (GDPR Art. 9, e.g. birth dates) are not copied into the trail:
+ * the entry records that the field changed, not its content. Secrets never reach here
+ * (write-only fields such as public keys are not stored in records).
+ */
+function maskSpecial(resourceName: string, values: Readonly<Record<string, unknown>> | null): Readonly<Record<string, unknown>> | null {
+  const resource = findResource(resourceName);
+  if (!values || !resource) return values;
+  const masked: Record<string, unknown> = { ...values };
+  for (const key of Object.keys(masked)) {
+    if (resource.fields[key]?.gdpr === 'special' && masked[key] !== null) masked[key] = '[redacted]';
+  }
+  return masked;
 }

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/dialect.js';
+import { validationError } from '../http/errors.js';
+import { compileFilter } from '../query/compile-filter.js';
+import type { ListQuery } from '../query/list-query.js';
+import type { ResourceDef } from '../registry/types.js';
+import type { Principal } from '../security/principal.js';
+import { tenantFilter } from '../services/tenant-scope.js';
+import type { Row } from '../services/record-codec.js';
+
+/**
+ * Every row matching a list query, in the list's order, fetched in keyset batches: memory
+ * stays flat whatever the total, and no connection or transaction is held while the
+ * client reads (a slow reader cannot stall the database).
+ */
+export async function* streamRows(database: Database, resource: ResourceDef, principal: Principal, query: ListQuery, batchSize = 1000): AsyncGenerator<Row[]> {
+  const [first, second] = query.sort;
+  if (!first || first.field !== 'created_at' || query.sort.length !== 2 || second?.field !== '_id') {
+    throw validationError([{ field: 'sort', message: 'exports are ordered by created_at (ascending or descending) only' }]);
+  }
+  const descending = first.direction === 'desc';
+  const { db, dialect } = database;
+  const scoped = tenantFilter(resource, principal.scope);
+  const filter = query.filter ? compileFilter(query.filter, resource, dialect) : null;
+  let after: { created_at: unknown; _id: unknown } | undefined;
+  for (;;) {
+    let select = db.selectFrom(resource.table).selectAll();
+    if (resource.softDelete) select = select.where('deleted_at', 'is', null);
+    if (scoped) select = select.where(scoped);
+    if (filter) select = select.where(filter);
+    if (after) {
+      const at = dialect.toDb('timestamp', after.created_at);
+      const op = sql.raw(descending ? '<' : '>');
+      select = select.where(sql<boolean>`(created_at ${op} ${at} or (created_at = ${at} and _id ${op} ${after._id}))`);
+    }
+    const direction = descending ? 'desc' : 'asc';
+    const rows = await select.orderBy('created_at', direction).orderBy('_id', direction).limit(batchSize).execute();
+    if (rows.length === 0) return;
+    yield rows;
+    const last = rows[rows.length - 1] as Row;
+    after = { created_at: last.created_at, _id: last._id };
+    if (rows.length < batchSize) return;
+  }
+}

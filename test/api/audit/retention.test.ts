@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asSystem } from '../../../src/security/principal.js';
+import { appendAudit } from '../../../src/services/audit-trail.js';
+import { purgeExpiredAudit } from '../../../src/services/audit-retention.js';
+import type { Clock } from '../../../src/services/clock.js';
+import { dialects } from '../../support/databases.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+
+const day = 86_400_000;
+
+describe.each(dialects)('audit retention on %s', (dialect) => {
+  let h: Harness;
+  const start = Date.now();
+  let time = start;
+  const clock: Clock = { now: () => time };
+  const context = { principal: asSystem(), clientIp: null, requestId: null };
+
+  async function entry(category: 'data' | 'security', ageDays: number, recordId = `r-${category}-${ageDays}`): Promise<void> {
+    await h.database.db.transaction().execute((trx) =>
+      appendAudit(trx, h.database.dialect, context, { category, action: 'test', resource: 'products', recordId, tenantId: null, oldValues: null, newValues: null }, start - ageDays * day),
+    );
+  }
+
+  async function remaining(): Promise<string[]> {
+    const rows = await h.database.db.selectFrom('audit_logs').select(['category', 'record_id']).where('action', '=', 'test').orderBy('record_id').execute();
+    return rows.map((r) => `${String(r.category)}:${String(r.record_id)}`);
+  }
+
+  beforeAll(async () => {
+    h = await createHarness(dialect, { clock });
+    for (const age of [1, 29, 31, 89, 91, 400]) {
+      await entry('data', age);
+      await entry('security', age);
+    }
+    await entry('data', 200, 'held-product');
+    const tenant = await h.tenant('A');
+    const token = await h.bearer(tenant, crud('legal-holds'));
+    const hold = await h.request({ method: 'POST', url: '/v1/legal-holds', token, body: { resource: 'products', record_id: 'held-product', reason: 'case 42' } });
+    expect(hold.statusCode).toBe(201);
+  });
+  afterAll(() => h.close());
+
+  it('purges exactly the entries older than their category retention, sparing legal holds', async () => {
+    const batches: number[] = [];
+    const report = await purgeExpiredAudit(h.database, { data: 90, security: 30 }, start, { batchSize: 2, onBatch: (_c, n) => batches.push(n) });
+    expect(report.purged).toEqual({ data: 2, security: 4 });
+    expect(batches.every((n) => n <= 2)).toBe(true);
+    expect(await remaining()).toEqual([
+      'data:held-product',
+      'data:r-data-1',
+      'data:r-data-29',
+      'data:r-data-31',
+      'data:r-data-89',
+      'security:r-security-1',
+      'security:r-security-29',
+    ]);
+  });
+
+  it('is idempotent and leaves the append-only protection in force afterwards', async () => {
+    const again = await purgeExpiredAudit(h.database, { data: 90, security: 30 }, start);
+    expect(again.purged).toEqual({ data: 0, security: 0 });
+    await expect(h.database.db.deleteFrom('audit_logs').where('action', '=', 'test').execute()).rejects.toThrow(/append-only/);
+  });
+
+  it('honours a legal hold until it expires or is deleted', async () => {
+    time = start + 1000;
+    const token = await h.bearer(null, crud('legal-holds'));
+    const holds = await h.request({ method: 'GET', url: '/v1/legal-holds', token });
+    const hold = (holds.json().items as { _id: string }[])[0];
+    const read = await h.request({ method: 'GET', url: `/v1/legal-holds/${hold?._id}`, token });
+    const removed = await h.request({ method: 'DELETE', url: `/v1/legal-holds/${hold?._id}`, token, headers: { 'if-match': String(read.headers.etag) } });
+    expect(removed.statusCode).toBe(204);
+    const report = await purgeExpiredAudit(h.database, { data: 90, security: 30 }, start);
+    expect(report.purged.data).toBe(1);
+    expect(await remaining()).not.toContain('data:held-product');
+  });
+});
