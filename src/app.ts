@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Database } from './db/dialect.js';
+import { installRateLimits } from './edge/rate-limit.js';
+import type { RateLimitGroup } from './edge/rate-limit.js';
+import { installSecurityHeaders } from './edge/security-headers.js';
+import { httpsOptions } from './edge/tls.js';
 import { errorHandler } from './http/error-handler.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
@@ -40,6 +45,10 @@ export interface AppDeps {
   readonly replay?: ReplayStore;
   /** pino options, `false` for silence (tests). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Reads TLS certificate files (tests pass an in-memory reader). */
+  readonly readFile?: (path: string) => string;
+  /** Counts rate-limit refusals (metrics). */
+  readonly onRateLimited?: (group: RateLimitGroup) => void;
 }
 
 /** The running application and the services behind it (used by tests and the CLI). */
@@ -61,7 +70,9 @@ export const redactedPaths = ['req.headers.authorization', 'req.headers.dpop', '
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock;
+  const https = httpsOptions(config, deps.readFile);
   const server = Fastify({
+    ...(https ? { https } : {}),
     logger: deps.logger ?? { level: config.logLevel, redact: { paths: redactedPaths, censor: '[redacted]' } },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
@@ -96,7 +107,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   server.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await installSecurityHeaders(server, config);
   installSecurity(server, { authenticator, clients, tenants });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  if (redis) {
+    redis.on('error', (error: Error) => server.log.warn({ err: error }, 'redis unavailable'));
+    server.addHook('onClose', async () => {
+      await redis.quit().catch(() => undefined);
+    });
+  }
+  await installRateLimits(server, config, { ...(redis ? { redis } : {}), ...(deps.onRateLimited ? { onRefused: deps.onRateLimited } : {}) });
   server.setErrorHandler(errorHandler);
   server.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

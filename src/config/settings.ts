@@ -71,6 +71,16 @@ export const settings = {
   auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
   auditRetentionSecurityDays: setting('AUDIT_RETENTION_SECURITY_DAYS', undefined, 'Days `security` entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_SECURITY_DAYS', 1, 36_500)),
   auditPurgeIntervalMinutes: setting('AUDIT_PURGE_INTERVAL_MINUTES', '60', 'How often the retention job runs; 0 disables it (use `cli audit purge`).', integer('AUDIT_PURGE_INTERVAL_MINUTES', 60, 0, 10_080)),
+  tlsCertFile: setting('TLS_CERT_FILE', undefined, 'PEM certificate chain; with `TLS_KEY_FILE` the service serves HTTPS itself (TLS 1.2 minimum).', optionalText),
+  tlsKeyFile: setting('TLS_KEY_FILE', undefined, 'PEM private key for `TLS_CERT_FILE`.', optionalText),
+  corsOrigins: setting('CORS_ORIGINS', undefined, 'Comma-separated origins allowed by CORS; unset disables CORS (machine-to-machine API).', list),
+  rateLimitEnabled: setting('RATE_LIMIT_ENABLED', 'true', 'Turns every rate limit off when false (load tests only).', boolean('RATE_LIMIT_ENABLED', true)),
+  rateLimitWindowSeconds: setting('RATE_LIMIT_WINDOW_SECONDS', '60', 'Length of one rate-limit window.', integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400)),
+  rateLimitToken: setting('RATE_LIMIT_TOKEN', '30', 'Token requests per window per source IP (stops assertion brute force).', integer('RATE_LIMIT_TOKEN', 30, 1, 1_000_000)),
+  rateLimitReads: setting('RATE_LIMIT_READS', '1200', 'GET requests per window per client.', integer('RATE_LIMIT_READS', 1200, 1, 10_000_000)),
+  rateLimitWrites: setting('RATE_LIMIT_WRITES', '300', 'POST/PATCH/DELETE requests per window per client.', integer('RATE_LIMIT_WRITES', 300, 1, 10_000_000)),
+  rateLimitExports: setting('RATE_LIMIT_EXPORTS', '10', 'Export requests per window per client.', integer('RATE_LIMIT_EXPORTS', 10, 1, 100_000)),
+  rateLimitPublic: setting('RATE_LIMIT_PUBLIC', '600', 'Requests to public routes (health, well-known, status, docs) per window per source IP.', integer('RATE_LIMIT_PUBLIC', 600, 1, 10_000_000)),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 

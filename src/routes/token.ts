@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../http/errors.js';
 import { OAuthError } from '../security/oauth-error.js';
 import type { TokenService } from '../services/token-service.js';
 
@@ -17,8 +18,25 @@ function parseForm(request: FastifyRequest): Map<string, string> {
   return fields;
 }
 
+/**
+ * Any failure at this endpoint as an RFC 6749 §5.2 error. Refusals raised by app-wide hooks
+ * (the rate limiter's ApiError) keep their status and headers; Fastify's own 4xx refusals
+ * (body too large, bad Content-Length, unparsable JSON) are a malformed request.
+ */
+function toOAuthError(error: unknown): OAuthError {
+  if (error instanceof OAuthError) return error;
+  if (error instanceof ApiError) {
+    const code = error.status === 429 ? 'rate_limited' : error.status < 500 ? 'invalid_request' : 'server_error';
+    return new OAuthError(code, error.privateReason ?? error.message, { cause: error, headers: error.headers });
+  }
+  const status = (error as Partial<FastifyError> | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return new OAuthError('invalid_request', (error as Error).message, { cause: error });
+  return new OAuthError('server_error', 'unexpected', { cause: error });
+}
+
+/** `{ error, error_description }` only, never cached. */
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  return reply.code(error.status).header('cache-control', 'no-store').header('pragma', 'no-cache').send({ error: error.error, error_description: error.description });
+  return reply.code(error.status).headers(error.headers).header('cache-control', 'no-store').header('pragma', 'no-cache').send(error.toBody());
 }
 
 /** `POST /v1/auth/token`: form body in, token response or RFC 6749 §5.2 error out. */
@@ -27,16 +45,10 @@ export function tokenRoutes(service: TokenService) {
     // Only this route reads forms: the parser is registered inside its own encapsulated scope.
     app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
     app.setErrorHandler((error, request, reply) => {
-      if (error instanceof OAuthError) {
-        request.log.info({ oauthError: error.error, reason: error.privateReason }, 'token request refused');
-        return sendOAuthError(reply, error);
-      }
-      const status = (error as { statusCode?: number }).statusCode;
-      if (status === 413 || status === 400 || status === 415) {
-        return sendOAuthError(reply, new OAuthError('invalid_request', (error as Error).message));
-      }
-      request.log.error({ err: error }, 'token endpoint failure');
-      return sendOAuthError(reply, new OAuthError('server_error', 'unexpected'));
+      const oauth = toOAuthError(error);
+      if (oauth.status >= 500) request.log.error({ err: error }, 'token endpoint failure');
+      else request.log.info({ oauthError: oauth.error, reason: oauth.privateReason }, 'token request refused');
+      return sendOAuthError(reply, oauth);
     });
     app.post('/v1/auth/token', { config: { public: true } }, async (request, reply) => {
       if (request.headers.authorization !== undefined) throw new OAuthError('invalid_request', 'Authorization header on token request');

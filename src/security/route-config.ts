@@ -8,6 +8,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Deprecation notice for the route (adds Deprecation/Sunset headers). */
     deprecated?: { readonly since: string; readonly sunset: string; readonly link?: string };
+    /** Rate-limit group, set at registration by `src/edge/rate-limit.ts`. */
+    rateLimitGroup?: 'token' | 'reads' | 'writes' | 'exports' | 'public';
   }
   interface FastifyRequest {
     /** Set by the security pipeline on every protected route. */

@@ -1,0 +1,91 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/config.js';
+import { ApiError } from '../http/errors.js';
+
+/** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
+export type RateLimitGroup = 'token' | 'reads' | 'writes' | 'exports' | 'public';
+
+export interface RateLimitPolicy {
+  readonly group: RateLimitGroup;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** `ip` before authentication, `client` after it. */
+  readonly key: 'ip' | 'client';
+}
+
+/** The configured policy of every group (also reported by `/v1/security/json`). */
+export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGroup, RateLimitPolicy>> {
+  const w = config.rateLimitWindowSeconds;
+  return {
+    token: { group: 'token', limit: config.rateLimitToken, windowSeconds: w, key: 'ip' },
+    reads: { group: 'reads', limit: config.rateLimitReads, windowSeconds: w, key: 'client' },
+    writes: { group: 'writes', limit: config.rateLimitWrites, windowSeconds: w, key: 'client' },
+    exports: { group: 'exports', limit: config.rateLimitExports, windowSeconds: w, key: 'client' },
+    public: { group: 'public', limit: config.rateLimitPublic, windowSeconds: w, key: 'ip' },
+  };
+}
+
+/** The group a route belongs to, from its URL, method and route config. */
+export function groupOf(route: Pick<RouteOptions, 'url' | 'method' | 'config'>): RateLimitGroup {
+  if (route.url === '/v1/auth/token') return 'token';
+  if (route.config?.public === true) return 'public';
+  if (route.url.endsWith('/export')) return 'exports';
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return methods.every((m) => m === 'GET' || m === 'HEAD') ? 'reads' : 'writes';
+}
+
+function keyOf(request: FastifyRequest): string {
+  return request.principal ? `client:${request.principal.actorId}` : `ip:${request.ip}`;
+}
+
+/**
+ * Per-group limits with @fastify/rate-limit (in memory, or Redis when `REDIS_URL` is set so
+ * instances share counters). IP-keyed groups count in `onRequest`; client-keyed groups in
+ * `preHandler`, after the security pipeline has identified the client. Responses carry the
+ * IETF `RateLimit-Policy` / `RateLimit` fields; a refusal is a 429 problem with `Retry-After`.
+ */
+export async function installRateLimits(app: FastifyInstance, config: Config, options: { redis?: Redis; onRefused?: (group: RateLimitGroup) => void } = {}): Promise<void> {
+  if (!config.rateLimitEnabled) return;
+  const policies = rateLimitPolicies(config);
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'OPTIONS' || route.method === 'HEAD' || route.config?.rateLimit === false) return;
+    const policy = policies[groupOf(route)];
+    route.config = {
+      ...route.config,
+      rateLimitGroup: policy.group,
+      rateLimit: {
+        max: policy.limit,
+        timeWindow: policy.windowSeconds * 1000,
+        groupId: policy.group,
+        hook: policy.key === 'ip' ? 'onRequest' : 'preHandler',
+        keyGenerator: keyOf,
+        onExceeded: () => options.onRefused?.(policy.group),
+      },
+    };
+  });
+  await app.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    nameSpace: 'booking-rl:',
+    ...(options.redis ? { redis: options.redis } : {}),
+    // A storage outage must not take the API down; it is logged by the plugin's caller.
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError('rate_limited', `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
+  });
+  // Rewrite the plugin's draft-6 headers as the current draft's structured fields.
+  app.addHook('onSend', async (request, reply) => {
+    const group = request.routeOptions.config?.rateLimitGroup;
+    const limit = reply.getHeader('ratelimit-limit');
+    if (!group || limit === undefined) return;
+    const remaining = reply.getHeader('ratelimit-remaining') ?? 0;
+    const reset = reply.getHeader('ratelimit-reset') ?? 0;
+    reply.removeHeader('ratelimit-limit');
+    reply.removeHeader('ratelimit-remaining');
+    reply.removeHeader('ratelimit-reset');
+    reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policies[group].windowSeconds}`);
+    reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+  });
+}
