@@ -42,7 +42,9 @@ export const postgresDialect: SqlDialect = {
     if (type === 'string_list' || type === 'object') return JSON.stringify(value);
     return value;
   },
-  fromDb(_type, value) {
+  fromDb(type, value) {
+    // Rows read back arrive parsed by pg; rows the service just encoded (toDb) are JSON text.
+    if ((type === 'string_list' || type === 'object') && typeof value === 'string') return JSON.parse(value) as unknown;
     return value ?? null;
   },
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
@@ -102,6 +104,9 @@ export function openPostgres(options: PostgresOptions): Database {
     dialect: postgresDialect,
     async ping() {
       await sql`select 1`.execute(db);
+    },
+    poolStats() {
+      return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
     async close() {
       await db.destroy();

@@ -68,7 +68,6 @@ export class Authenticator {
         now,
         iatWindowSeconds: this.options.clockSkewSeconds,
         accessToken: token,
-        expectedJkt: jkt,
         ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
       });
     } catch (error) {
@@ -77,6 +76,9 @@ export class Authenticator {
       }
       throw authError('invalid_token', 'The DPoP proof is invalid', 'DPoP', 'invalid_dpop_proof', { privateReason: reasonOf(error) });
     }
+    // A valid proof by another key: the token is presented by someone it is not bound to,
+    // which RFC 9449 §7.1 (and the contract's "wrongly bound") answers with invalid_token.
+    if (verified.jkt !== jkt) throw authError('invalid_token', 'The DPoP proof key is not the key this token is bound to', 'DPoP', 'invalid_token', { privateReason: 'proof key does not match cnf.jkt' });
     const fresh = await this.options.replay.claim('dpop', `${verified.jkt}:${verified.jti}`, verified.iat + 2 * this.options.clockSkewSeconds + 1, now);
     if (!fresh) throw authError('invalid_token', 'The DPoP proof was already used', 'DPoP', 'invalid_dpop_proof', { privateReason: 'dpop proof replayed' });
   }

@@ -14,6 +14,9 @@ export interface ClientState {
 }
 
 const apiClients = getResource('api-clients');
+// Record ids are short printable ASCII. Anything else names no client, and must not reach
+// the database: PostgreSQL refuses a NUL byte in text with an error, not an empty result.
+const plausibleId = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * API client lookups for authentication, cached briefly: a disabled or deleted client loses
@@ -30,6 +33,7 @@ export class ClientDirectory {
 
   /** A live client by id (unscoped: authentication precedes any tenant scope). */
   async get(clientId: string): Promise<ClientState | undefined> {
+    if (typeof clientId !== 'string' || !plausibleId.test(clientId)) return undefined;
     const now = this.now();
     const cached = this.cache.get(clientId);
     if (cached && cached.until > now) return cached.state;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/dialect.js';
 import type { ReplayNamespace, ReplayStore } from './replay-store.js';
@@ -5,15 +6,18 @@ import type { ReplayNamespace, ReplayStore } from './replay-store.js';
 /**
  * {@link ReplayStore} in the service's database, shared by every instance using it. A claim
  * is one insert against the (namespace, key) primary key; an expired row is first removed
- * in the same statement sequence, so the unique insert remains the only arbiter.
+ * in the same statement sequence, so the unique insert remains the only arbiter. Keys are
+ * stored as their SHA-256: a `jti` is sender-chosen text, and PostgreSQL refuses some of it
+ * (a NUL byte) with an error where a refusal or an acceptance is due.
  */
 export class DatabaseReplayStore implements ReplayStore {
   private lastSweep = 0;
 
   constructor(private readonly database: Database) {}
 
-  async claim(namespace: ReplayNamespace, key: string, expiresAt: number, now: number): Promise<boolean> {
+  async claim(namespace: ReplayNamespace, rawKey: string, expiresAt: number, now: number): Promise<boolean> {
     const { db, dialect } = this.database;
+    const key = createHash('sha256').update(rawKey, 'utf8').digest('base64url');
     await this.sweep(now);
     // An expired claim of this exact key may still be stored; drop it so the key is reusable.
     await db.deleteFrom('replay_cache').where('namespace', '=', namespace).where('key', '=', key).where('expires_at', '<=', now).execute();

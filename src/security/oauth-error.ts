@@ -5,7 +5,7 @@
  * check refused a forged assertion helps them forge the next one.
  */
 
-/** Error codes of the token endpoint (RFC 6749 §5.2, RFC 9449 §5 and §8). */
+/** Error codes of the token endpoint (RFC 6749 §5.2, RFC 9449 §5 and §8, plus rate limiting). */
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
@@ -14,6 +14,7 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
+  | 'rate_limited'
   | 'server_error';
 
 const catalogue: Readonly<Record<OAuthErrorCode, { readonly status: number; readonly description: string }>> = {
@@ -24,6 +25,8 @@ const catalogue: Readonly<Record<OAuthErrorCode, { readonly status: number; read
   invalid_scope: { status: 400, description: 'The requested scope is invalid, unknown or not allowed for this client.' },
   invalid_dpop_proof: { status: 400, description: 'The DPoP proof is invalid.' },
   use_dpop_nonce: { status: 400, description: 'Authorization server requires nonce in DPoP proof.' },
+  // Not an RFC 6749 code (none fits); the same name as the API's own 429 problem code.
+  rate_limited: { status: 429, description: 'Too many requests; retry after the number of seconds in Retry-After.' },
   // RFC 6749 only needs server_error because redirects cannot carry a 500; the token
   // endpoint answers JSON directly, so the honest status is usable.
   server_error: { status: 500, description: 'The server encountered an unexpected condition.' },
@@ -32,20 +35,23 @@ const catalogue: Readonly<Record<OAuthErrorCode, { readonly status: number; read
 /** A token-endpoint failure, rendered as `{ error, error_description }`. */
 export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
-  /** HTTP status: 401 for `invalid_client`, 500 for `server_error`, otherwise 400. */
+  /** HTTP status: 401 for `invalid_client`, 429 for `rate_limited`, 500 for `server_error`, otherwise 400. */
   readonly status: number;
   /** Generic text safe to send to the client. */
   readonly description: string;
   /** The precise reason, for logs and audit only; never sent to the client. */
   readonly privateReason: string;
+  /** Response headers the error needs, such as `DPoP-Nonce` with `use_dpop_nonce`. */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(error: OAuthErrorCode, privateReason: string, options?: { readonly cause?: unknown }) {
+  constructor(error: OAuthErrorCode, privateReason: string, options?: { readonly cause?: unknown; readonly headers?: Readonly<Record<string, string>> }) {
     super(`${error}: ${privateReason}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'OAuthError';
     this.error = error;
     this.status = catalogue[error].status;
     this.description = catalogue[error].description;
     this.privateReason = privateReason;
+    this.headers = Object.freeze({ ...options?.headers });
   }
 
   /** The RFC 6749 §5.2 response body. */

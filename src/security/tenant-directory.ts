@@ -4,10 +4,14 @@ import type { Level, TenantScope } from './principal.js';
 
 /**
  * Resolves tenant node ids to scopes. A node's path never changes (its parent is immutable),
- * so resolved scopes are cached; a deleted node is dropped with {@link forget}.
+ * so resolved scopes are cached; a deleted node is dropped with {@link forget}. Writes
+ * re-check the node inside their transaction (see `checkReferences`), so a scope cached by
+ * another instance cannot place records in a node deleted since.
  */
 export class TenantDirectory {
   private readonly cache = new Map<string, TenantScope>();
+  /** Bumped by every {@link forget}: a lookup that raced a delete must not re-cache the node. */
+  private generation = 0;
 
   constructor(private readonly database: Database) {}
 
@@ -16,6 +20,7 @@ export class TenantDirectory {
     if (nodeId === null || nodeId === 'system') return systemScope;
     const cached = this.cache.get(nodeId);
     if (cached) return cached;
+    const generation = this.generation;
     const row = await this.database.db
       .selectFrom('tenants')
       .select(['_id', 'level', 'path'])
@@ -24,12 +29,15 @@ export class TenantDirectory {
       .executeTakeFirst();
     if (!row) return undefined;
     const scope: TenantScope = Object.freeze({ nodeId, level: row.level as Level, path: String(row.path) });
+    if (generation !== this.generation) return scope;
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(nodeId, scope);
     return scope;
   }
 
+  /** Drops a node (after its deletion committed). */
   forget(nodeId: string): void {
+    this.generation += 1;
     this.cache.delete(nodeId);
   }
 }

@@ -5,7 +5,7 @@ import type { FieldError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import { appendAudit } from './audit-trail.js';
 import type { Clock } from './clock.js';
-import { addClientKey, parsePublicKey } from './client-keys.js';
+import { addClientKey, isValidKid, parsePublicKey } from './client-keys.js';
 import type { ClientKeyView } from './client-keys.js';
 import { nextEtag } from './etag.js';
 import type { RequestContext } from './request-context.js';
@@ -65,7 +65,7 @@ export class ApiClientAdmin {
     for (const key of Object.keys(input)) if (!['public_key', 'kid', 'overlap_days'].includes(key)) errors.push({ field: key, message: 'is not accepted here' });
     const { public_key: pem, kid, overlap_days: overlap } = input;
     if (typeof pem !== 'string' || pem.length > 4000) errors.push({ field: 'public_key', message: 'must be an SPKI PEM string' });
-    if (kid !== undefined && (typeof kid !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(kid))) errors.push({ field: 'kid', message: 'must be 1-200 printable characters' });
+    if (kid !== undefined && !isValidKid(kid)) errors.push({ field: 'kid', message: 'must be 1-200 printable ASCII characters without spaces' });
     if (overlap !== undefined && (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > 365)) errors.push({ field: 'overlap_days', message: 'must be a whole number of days from 0 to 365' });
     if (errors.length > 0) throw validationError(errors);
     return { pem: pem as string, kid: kid as string | undefined, overlapDays: (overlap as number | undefined) ?? this.defaultOverlapDays };

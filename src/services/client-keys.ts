@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import { validationError } from '../http/errors.js';
 import { clientKeyFromJwk, importClientPublicKey, PublicKeyError } from '../security/public-key.js';
@@ -11,6 +12,14 @@ export interface ClientKeyView {
   readonly thumbprint: string;
   readonly created_at: string;
   readonly active_until: string | null;
+}
+
+/**
+ * Whether `kid` is an acceptable key id: 1 to 200 printable ASCII characters without
+ * spaces, so it survives every header, log line and database it passes through.
+ */
+export function isValidKid(kid: unknown): kid is string {
+  return typeof kid === 'string' && /^[\x21-\x7e]{1,200}$/.test(kid);
 }
 
 /** Validates a submitted SPKI PEM; a bad key is a 400 on `field`. */
@@ -51,7 +60,16 @@ export async function addClientKey(trx: Db, dialect: SqlDialect, clientId: strin
 export async function listClientKeys(db: Db, clientIds: readonly string[]): Promise<Map<string, ClientKeyView[]>> {
   const out = new Map<string, ClientKeyView[]>();
   if (clientIds.length === 0) return out;
-  const rows = await db.selectFrom('api_client_keys').selectAll().where('client_id', 'in', [...clientIds]).orderBy('created_at').execute();
+  // A key added in the same millisecond as its predecessor must still list after it: the
+  // current key (no active_until) sorts last among equal creation times.
+  const rows = await db
+    .selectFrom('api_client_keys')
+    .selectAll()
+    .where('client_id', 'in', [...clientIds])
+    .orderBy('created_at')
+    .orderBy(sql`active_until is null`)
+    .orderBy('active_until')
+    .execute();
   for (const row of rows) {
     const list = out.get(String(row.client_id)) ?? [];
     list.push({ kid: String(row.kid), alg: String(row.alg), thumbprint: String(row.thumbprint), created_at: String(row.created_at), active_until: (row.active_until as string | null) ?? null });

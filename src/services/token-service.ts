@@ -105,8 +105,10 @@ export class TokenService {
         ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
       });
     } catch (error) {
-      if (error instanceof TokenError) throw new OAuthError(error.code === 'use_dpop_nonce' ? 'use_dpop_nonce' : 'invalid_dpop_proof', error.privateReason);
-      throw error;
+      if (!(error instanceof TokenError)) throw error;
+      // RFC 9449 §8: the refusal carries the nonce to retry with.
+      if (error.code === 'use_dpop_nonce' && nonces) throw new OAuthError('use_dpop_nonce', error.privateReason, { headers: { 'dpop-nonce': nonces.issue(now) } });
+      throw new OAuthError('invalid_dpop_proof', error.privateReason);
     }
   }
 }

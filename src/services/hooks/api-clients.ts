@@ -1,7 +1,7 @@
 import { ApiError, validationError } from '../../http/errors.js';
 import { hasCapability } from '../../security/principal.js';
 import type { Principal } from '../../security/principal.js';
-import { addClientKey, listClientKeys, parsePublicKey } from '../client-keys.js';
+import { addClientKey, isValidKid, listClientKeys, parsePublicKey } from '../client-keys.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 
 /** Capabilities a caller may hand out: only ones it holds itself. */
@@ -19,9 +19,10 @@ export function checkGrantable(principal: Principal, capabilities: readonly stri
 export function apiClientHooks(options: { readonly overlapDays: number; readonly onChange: (clientId: string) => void }): ResourceHooks {
   return {
     async beforeCreate(hook, draft) {
-      const { public_key: pem, kid: _kid, ...values } = draft.values;
+      const { public_key: pem, kid, ...values } = draft.values;
       checkGrantable(hook.context.principal, values.capabilities as string[]);
       if (typeof pem !== 'string') throw validationError([{ field: 'public_key', message: 'is required' }]);
+      if (kid !== undefined && !isValidKid(kid)) throw validationError([{ field: 'kid', message: 'must be 1-200 printable ASCII characters without spaces' }]);
       let level = 'system';
       if (draft.owner !== null) {
         const tenant = await hook.trx.selectFrom('tenants').select('level').where('_id', '=', draft.owner).executeTakeFirst();

@@ -1,0 +1,115 @@
+import { decodeJwt, importPKCS8 } from 'jose';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthHarness } from '../../support/auth-harness.js';
+import type { AuthHarness } from '../../support/auth-harness.js';
+import { dialects } from '../../support/databases.js';
+import { freePort } from '../../support/free-port.js';
+import type { TestClient } from '../../support/harness.js';
+
+const product = { name: 'Loft', address: 'Main St 1', city: 'Berlin', zip_code: '10115', total_items: 3 };
+
+/** A harness listening on a real port, with PUBLIC_URL set to that origin. */
+async function listeningHarness(dialect: (typeof dialects)[number], env: Record<string, string> = {}): Promise<{ h: AuthHarness; origin: string }> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const h = await createAuthHarness(dialect, { env: { PUBLIC_URL: origin, ...env } });
+  await h.app.server.listen({ port, host: '127.0.0.1' });
+  return { h, origin };
+}
+
+/**
+ * openid-client's configuration for a test client via RFC 8414 discovery. openid-client
+ * signs assertions with `aud` = issuer by default; the contract requires the token endpoint
+ * URL exactly, so the assertion is adjusted the way a deployment's client would be.
+ */
+async function discover(h: AuthHarness, origin: string, client: TestClient, options: { audience?: 'token_endpoint' | 'issuer' } = {}): Promise<oidc.Configuration> {
+  const key = await importPKCS8(client.key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client.key.alg);
+  const audience = options.audience ?? 'token_endpoint';
+  const auth = oidc.PrivateKeyJwt({ key, kid: client.kid }, {
+    [oidc.modifyAssertion]: (_header, payload) => {
+      if (audience === 'token_endpoint') payload.aud = h.config.tokenEndpoint;
+    },
+  });
+  return oidc.discovery(new URL(`${origin}/v1`), client.clientId, {}, auth, { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
+}
+
+describe.each(dialects)('openid-client v6 against the service on %s', (dialect) => {
+  let h: AuthHarness;
+  let origin: string;
+  let client: TestClient;
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    ({ h, origin } = await listeningHarness(dialect));
+    client = await h.client(await h.tenant('Acme'), ['products:list', 'products:create']);
+    config = await discover(h, origin, client);
+  });
+  afterAll(() => h.close());
+
+  it('discovers the issuer through RFC 8414 path insertion', () => {
+    const metadata = config.serverMetadata();
+    expect(metadata.issuer).toBe(`${origin}/v1`);
+    expect(metadata.token_endpoint).toBe(`${origin}/v1/auth/token`);
+    expect(metadata.jwks_uri).toBe(`${origin}/.well-known/jwks.json`);
+  });
+
+  it('obtains a Bearer token with private_key_jwt (ES256) and calls the API with it', async () => {
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'products:list' });
+    expect(tokens.token_type).toBe('bearer');
+    expect(tokens.expires_in).toBe(900);
+    expect(tokens.scope).toBe('products:list');
+    const res = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ items: [], total: 0, page: 1, per_page: 25 });
+  });
+
+  it('obtains a DPoP-bound token and calls the API with proofs from the same handle', async () => {
+    const keyPair = await oidc.randomDPoPKeyPair('ES256');
+    const dpop = oidc.getDPoPHandle(config, keyPair);
+    const tokens = await oidc.clientCredentialsGrant(config, {}, { DPoP: dpop });
+    expect(tokens.token_type).toBe('dpop');
+    expect(tokens.scope?.split(' ').sort()).toEqual(['products:create', 'products:list']);
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await dpop.calculateThumbprint() });
+
+    const created = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products/`), 'POST', JSON.stringify(product), new Headers({ 'content-type': 'application/json' }), { DPoP: dpop });
+    expect(created.status).toBe(201);
+    const listed = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products?per_page=5`), 'GET', undefined, undefined, { DPoP: dpop });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { total: number }).total).toBe(1);
+
+    // The same token without its proof is refused, and openid-client surfaces the challenge.
+    const bare = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET').catch((caught: unknown) => caught);
+    expect(bare).toBeInstanceOf(oidc.WWWAuthenticateChallengeError);
+    const challenge = bare as oidc.WWWAuthenticateChallengeError;
+    expect(challenge.status).toBe(401);
+    expect(challenge.cause).toMatchObject([{ scheme: 'dpop', parameters: { error: 'invalid_token', algs: 'ES256 ES384 ES512 RS256 EdDSA' } }]);
+  });
+
+  it('reports the refusal of an assertion whose aud is the issuer as invalid_client', async () => {
+    const issuerAudience = await discover(h, origin, client, { audience: 'issuer' });
+    const error = await oidc.clientCredentialsGrant(issuerAudience, { scope: 'products:list' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(oidc.ResponseBodyError);
+    expect(error).toMatchObject({ error: 'invalid_client', status: 401 });
+  });
+});
+
+describe.each(dialects)('openid-client v6 with server DPoP nonces on %s', (dialect) => {
+  let h: AuthHarness;
+  let origin: string;
+
+  beforeAll(async () => {
+    ({ h, origin } = await listeningHarness(dialect, { DPOP_NONCE: 'true' }));
+  });
+  afterAll(() => h.close());
+
+  it('retries with the server nonce at the token endpoint and at the API', async () => {
+    const client = await h.client(await h.tenant('Acme'), ['products:list']);
+    const config = await discover(h, origin, client);
+    const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'products:list' }, { DPoP: dpop });
+    expect(tokens.token_type).toBe('dpop');
+    const res = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET', undefined, undefined, { DPoP: dpop });
+    expect(res.status).toBe(200);
+  });
+});
