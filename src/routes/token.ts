@@ -54,7 +54,7 @@ export function tokenRoutes(service: TokenService) {
       if (request.headers.authorization !== undefined) throw new OAuthError('invalid_request', 'Authorization header on token request');
       const proof = request.headers.dpop;
       if (Array.isArray(proof)) throw new OAuthError('invalid_dpop_proof', 'several DPoP headers');
-      const response = await service.issue({ fields: parseForm(request), dpopProof: proof, sourceIp: request.ip });
+      const response = await service.issue({ fields: parseForm(request), dpopProof: proof, sourceIp: request.ip, requestId: String(request.id) });
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
     });
   };

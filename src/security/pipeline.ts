@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
+import type { SecurityEvents } from '../services/security-events.js';
+import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';
 import type { ClientDirectory, ClientState } from './client-directory.js';
@@ -11,16 +13,24 @@ export interface SecurityDeps {
   readonly authenticator: Authenticator;
   readonly clients: ClientDirectory;
   readonly tenants: TenantDirectory;
+  /** Audit trail of refused requests. */
+  readonly events?: SecurityEvents;
 }
 
 /**
- * The one place access is decided. Registration: every route declares a capability or
- * `public` (else start-up fails). Each request to a protected route then runs, in this
- * fixed order: authenticate → IP allowlist → capability → tenant scope.
+ * Deny by default at registration: installed before any plugin or route, so nothing can
+ * be registered without declaring a capability or `public` (else start-up fails).
  */
-export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void {
+export function installRouteGuard(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', guardRoute);
+}
+
+/**
+ * The one place access is decided. Each request to a protected route runs, in this fixed
+ * order: authenticate → IP allowlist → capability → tenant scope.
+ */
+export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void {
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (config.public === true || request.is404) return;
@@ -28,10 +38,31 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
     if (typeof capability !== 'string') throw new ApiError('internal_error', 'route without capability');
     const auth = await deps.authenticator.authenticate(request);
     const client = await activeClient(deps.clients, auth);
-    checkSourceAddress(client, request);
-    checkCapability(auth, capability);
-    request.principal = await resolvePrincipal(deps.tenants, auth, client, request);
+    const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
+      deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
+    if (!client.allowlist.allows(request.ip)) {
+      refused('ip_refused', { address: request.ip });
+      throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
+    }
+    const granted = grantedCapabilities(auth.claims);
+    if (!granted.has(capability)) {
+      refused('capability_denied', { capability });
+      throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
+    }
+    request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);
   });
+}
+
+const grantedByClaims = new WeakMap<AccessTokenClaims, ReadonlySet<string>>();
+
+/** The token's scope as a set, computed once per verified (and cached) claims object. */
+function grantedCapabilities(claims: AccessTokenClaims): ReadonlySet<string> {
+  let granted = grantedByClaims.get(claims);
+  if (!granted) {
+    granted = new Set(claims.scope.split(' '));
+    grantedByClaims.set(claims, granted);
+  }
+  return granted;
 }
 
 async function activeClient(clients: ClientDirectory, auth: Authenticated): Promise<ClientState> {
@@ -42,22 +73,8 @@ async function activeClient(clients: ClientDirectory, auth: Authenticated): Prom
   return client;
 }
 
-/** Step 2: the client's IP allowlist, against the address the trusted-proxy rule yields. */
-function checkSourceAddress(client: ClientState, request: FastifyRequest): void {
-  if (!client.allowlist.allows(request.ip)) {
-    throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
-  }
-}
-
-/** Step 3: the route's capability must be in the token's scope. */
-function checkCapability(auth: Authenticated, capability: string): void {
-  if (!auth.claims.scope.split(' ').includes(capability)) {
-    throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
-  }
-}
-
 /** Step 4: the node the request acts in — the client's own, or `X-Tenant-Id` for system callers. */
-async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, client: ClientState, request: FastifyRequest): Promise<Principal> {
+async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, client: ClientState, granted: ReadonlySet<string>, request: FastifyRequest): Promise<Principal> {
   const home = await tenants.resolve(client.tenantId);
   if (!home) throw authError('invalid_token', 'The tenant of this client no longer exists', auth.scheme, 'invalid_token');
   let scope: TenantScope = home;
@@ -71,7 +88,7 @@ async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, c
   return Object.freeze({
     actorType: 'client',
     actorId: client.clientId,
-    capabilities: new Set(auth.claims.scope.split(' ')),
+    capabilities: granted,
     home,
     scope,
     unrestricted: false,

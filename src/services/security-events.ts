@@ -25,31 +25,53 @@ function actor(clientId: string | null): Principal {
 }
 
 /**
- * Writes security events to the audit trail, each in its own small transaction. A failure
- * to record is logged, never turned into a failure of the request being refused or served.
+ * Writes security events to the audit trail. Events are queued and written in one
+ * transaction per batch (every `flushMs` or `maxBatch` events), so a token issuance or a
+ * refusal never waits for an extra database write; `close()` flushes what is left. A
+ * failed write is logged, never turned into a failure of the request it describes.
  */
 export class SecurityEvents {
+  private queue: { event: SecurityEvent; at: number }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    private readonly options: { readonly flushMs: number; readonly maxBatch: number } = { flushMs: 200, maxBatch: 500 },
   ) {}
 
-  async record(event: SecurityEvent): Promise<void> {
+  record(event: SecurityEvent): void {
+    this.queue.push({ event, at: this.clock.now() });
+    if (this.queue.length >= this.options.maxBatch) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.options.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes every queued event; resolves when they are committed. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = this.flushing.then(() => (batch.length > 0 ? this.write(batch) : undefined));
+    return this.flushing;
+  }
+
+  private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {
     try {
-      await this.database.db.transaction().execute((trx) =>
-        appendAudit(trx, this.database.dialect, { principal: actor(event.clientId), clientIp: event.clientIp, requestId: event.requestId }, {
-          category: 'security',
-          action: event.name,
-          resource: 'api-clients',
-          recordId: event.clientId,
-          tenantId: event.tenantId,
-          oldValues: null,
-          newValues: event.details,
-        }, this.clock.now()),
-      );
+      await this.database.db.transaction().execute(async (trx) => {
+        for (const { event, at } of batch) {
+          await appendAudit(trx, this.database.dialect, { principal: actor(event.clientId), clientIp: event.clientIp, requestId: event.requestId }, {
+            category: 'security', action: event.name, resource: 'api-clients', recordId: event.clientId, tenantId: event.tenantId, oldValues: null, newValues: event.details,
+          }, at);
+        }
+      });
     } catch (error) {
-      this.log.error({ err: error, event: event.name }, 'could not record security event');
+      this.log.error({ err: error, events: batch.length }, 'could not record security events');
     }
   }
 }

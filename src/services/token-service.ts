@@ -2,7 +2,7 @@ import type { Database } from '../db/dialect.js';
 import { isCapability } from '../derive/capabilities.js';
 import type { AccessTokenVerifier } from '../security/access-token.js';
 import { issueAccessToken } from '../security/access-token.js';
-import type { ClientDirectory } from '../security/client-directory.js';
+import type { ClientDirectory, ClientState } from '../security/client-directory.js';
 import { verifyClientAssertion } from '../security/client-assertion.js';
 import { verifyDpopProof } from '../security/dpop.js';
 import type { DpopNonces } from '../security/dpop.js';
@@ -10,6 +10,7 @@ import { OAuthError, TokenError } from '../security/oauth-error.js';
 import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
+import type { SecurityEvents } from './security-events.js';
 
 export const jwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -18,6 +19,7 @@ export interface TokenRequest {
   readonly fields: ReadonlyMap<string, string>;
   readonly dpopProof: string | undefined;
   readonly sourceIp: string;
+  readonly requestId?: string;
 }
 
 export interface TokenResponse {
@@ -38,6 +40,8 @@ export interface TokenServiceOptions {
   readonly lifetimeSeconds: number;
   readonly clockSkewSeconds: number;
   readonly nonces?: DpopNonces;
+  /** Audit trail of issued and refused tokens. */
+  readonly events?: SecurityEvents;
   /** Epoch seconds. */
   readonly now: () => number;
 }
@@ -50,7 +54,31 @@ export interface TokenServiceOptions {
 export class TokenService {
   constructor(private readonly options: TokenServiceOptions) {}
 
+  /** Issues a token or throws an {@link OAuthError}; either way the outcome is audited. */
   async issue(request: TokenRequest): Promise<TokenResponse> {
+    const seen: { client?: ClientState } = {};
+    const claimed = request.fields.get('client_id');
+    const base = { clientIp: request.sourceIp, requestId: request.requestId ?? null };
+    try {
+      const response = await this.grant(request, seen);
+      this.options.events?.record({ ...base, name: 'token_issued', clientId: seen.client?.clientId ?? null, tenantId: seen.client?.tenantId ?? null, details: { scope: response.scope, token_type: response.token_type } });
+      return response;
+    } catch (error) {
+      if (error instanceof OAuthError) {
+        const replay = error.privateReason.endsWith('replayed');
+        this.options.events?.record({
+          ...base,
+          name: replay ? 'replay_detected' : 'token_refused',
+          clientId: seen.client?.clientId ?? null,
+          tenantId: seen.client?.tenantId ?? null,
+          details: { error: error.error, reason: error.privateReason, ...(seen.client ? {} : { claimed_client_id: claimed?.slice(0, 100) ?? null }) },
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async grant(request: TokenRequest, seen: { client?: ClientState }): Promise<TokenResponse> {
     const { fields } = request;
     const now = this.options.now();
     const grantType = required(fields, 'grant_type');
@@ -62,6 +90,7 @@ export class TokenService {
 
     const client = await this.options.clients.get(clientId);
     if (!client) throw new OAuthError('invalid_client', 'unknown client_id');
+    seen.client = client;
     if (client.disabled) throw new OAuthError('invalid_client', 'client disabled');
     if (!client.allowlist.allows(request.sourceIp)) throw new OAuthError('invalid_client', `source ${request.sourceIp} outside the client's IP allowlist`);
 
