@@ -6,6 +6,12 @@ import { isCapability } from '../derive/capabilities.js';
  * is public, or the service refuses to start (DESIGN.md rule 2).
  */
 export function guardRoute(route: RouteOptions): void {
+  if (route.method === 'OPTIONS' && route.url === '*') {
+    // @fastify/cors's preflight route: answered by its own hook before authentication,
+    // and only registered when CORS_ORIGINS is set.
+    route.config = { ...route.config, public: true };
+    return;
+  }
   const config = route.config ?? {};
   const name = `${String(route.method)} ${route.url}`;
   if (config.public === true) {

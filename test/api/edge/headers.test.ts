@@ -36,3 +36,25 @@ describe('security headers', () => {
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
+
+describe('CORS when origins are configured', () => {
+  let h: Harness;
+  let token: string;
+  beforeAll(async () => {
+    h = await createHarness('sqlite', { env: { CORS_ORIGINS: 'https://app.example' } });
+    token = await h.bearer(null, ['products:list']);
+  });
+  afterAll(() => h.close());
+
+  it('answers preflights and exposes headers for the allowed origin only', async () => {
+    const preflight = await h.request({ method: 'OPTIONS', url: '/v1/products', headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,if-match' } });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(String(preflight.headers['access-control-allow-headers'])).toContain('If-Match');
+    const res = await h.request({ method: 'GET', url: '/v1/products', token, headers: { origin: 'https://app.example' } });
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(String(res.headers['access-control-expose-headers'])).toContain('ETag');
+    const other = await h.request({ method: 'GET', url: '/v1/products', token, headers: { origin: 'https://evil.example' } });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
