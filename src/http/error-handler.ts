@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { fromDatabase } from './database-errors.js';
 import { ApiError, validationError } from './errors.js';
 import { sendProblem } from './problem.js';
 
@@ -26,11 +27,12 @@ function fromFastify(error: FastifyError): ApiError | undefined {
 }
 
 /**
- * Every failure leaves as a problem document. Unexpected errors are logged with their
- * stack and answered with a generic 500: no stack, SQL or path reaches the client.
+ * Every failure leaves as a problem document. Transient database failures (statement
+ * timeout, busy database) become a 503 with `Retry-After`; unexpected errors are logged
+ * with their stack and answered with a generic 500: no stack, SQL or path reaches the client.
  */
 export function errorHandler(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  let known = error instanceof ApiError ? error : fromFastify(error);
+  let known = error instanceof ApiError ? error : (fromFastify(error) ?? fromDatabase(error));
   if (!known) {
     request.log.error({ err: error }, 'unhandled error');
     known = new ApiError('internal_error', 'An unexpected error occurred; the request id identifies it in the logs');

@@ -17,7 +17,10 @@ export function totalPages(info: PageInfo): number {
  */
 export function setPaginationHeaders(reply: FastifyReply, info: PageInfo, origin: string, url: string): void {
   const pages = totalPages(info);
-  const [path = '/', search = ''] = url.split('?', 2);
+  // Only the first `?` starts the query; later ones belong to it (`name__regex=^Lo?`).
+  const mark = url.indexOf('?');
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const search = mark === -1 ? '' : url.slice(mark + 1);
   const linkTo = (page: number): string => {
     const params = new URLSearchParams(search);
     params.set('page', String(page));

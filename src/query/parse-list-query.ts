@@ -10,6 +10,7 @@ import { parseQueryFilters } from './parse-query-filters.js';
 import { parseSort } from './parse-sort.js';
 import { parseWhere } from './parse-where.js';
 import { queryError } from './query-error.js';
+import { rejectNul } from './reject-nul.js';
 import { singleParameter } from './single-parameter.js';
 
 /** Options of {@link parseListQuery}. */
@@ -29,21 +30,23 @@ export function parseListQuery(resource: ResourceDef, query: QueryString, option
   const reserved = new Set([...listParameters, ...(options.extraReserved ?? [])]);
   const where = singleParameter(query, 'where');
   const parts: FilterNode[] = [];
-  if (where !== undefined) {
-    const node = parseWhere(resource, where);
+  const whereNode = where === undefined ? null : parseWhere(resource, where);
+  if (whereNode) {
     // Flattening a top-level AND keeps the SQL shallow; `where={}` (an empty AND) adds nothing.
-    parts.push(...(node.kind === 'and' ? node.children : [node]));
+    parts.push(...(whereNode.kind === 'and' ? whereNode.children : [whereNode]));
   }
   parts.push(...parseQueryFilters(resource, query, reserved));
   const filter = parts.length === 0 ? null : combine('and', parts);
   if (filter && countConditions(filter) > MAX_FILTER_CONDITIONS) {
     throw queryError('where', `more than ${MAX_FILTER_CONDITIONS} conditions in one query (where and filter parameters together)`);
   }
-  return {
+  const parsed: ListQuery = {
     filter,
     sort: parseSort(resource, singleParameter(query, 'sort')),
     fields: parseFields(resource, singleParameter(query, 'fields')),
     page: parsePageNumber('page', singleParameter(query, 'page'), 1, MAX_PAGE),
     perPage: parsePageNumber('per_page', singleParameter(query, 'per_page'), DEFAULT_PER_PAGE, MAX_PER_PAGE),
   };
+  rejectNul(query, whereNode);
+  return parsed;
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { installJsonBodies } from '../http/json-bodies.js';
 import { setPaginationHeaders } from '../http/pagination.js';
+import { pathId } from '../http/path-id.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import type { QueryString } from '../query/list-query.js';
 import { resources } from '../registry/index.js';
@@ -14,6 +16,7 @@ interface IdParams {
 /** The generated CRUD routes of every resource, each declaring its capability. */
 export function resourceRoutes(service: ResourceService, origin: string) {
   return async function register(app: FastifyInstance): Promise<void> {
+    installJsonBodies(app);
     for (const resource of resources) registerResource(app, service, origin, resource);
   };
 }
@@ -40,19 +43,19 @@ function registerResource(app: FastifyInstance, service: ResourceService, origin
   }
   if (can('read')) {
     app.get<{ Params: IdParams }>(item, { config: capability('read') }, async (request, reply) => {
-      const { record, etag } = await service.read(requestContext(request), resource, request.params.id);
+      const { record, etag } = await service.read(requestContext(request), resource, pathId(request.params.id, resource.name));
       return reply.header('etag', etag).send(record);
     });
   }
   if (can('update')) {
     app.patch<{ Params: IdParams }>(item, { config: capability('update') }, async (request, reply) => {
-      const { record, etag } = await service.update(requestContext(request), resource, request.params.id, ifMatch(request), request.body);
+      const { record, etag } = await service.update(requestContext(request), resource, pathId(request.params.id, resource.name), ifMatch(request), request.body);
       return reply.header('etag', etag).send(record);
     });
   }
   if (can('delete')) {
     app.delete<{ Params: IdParams }>(item, { config: capability('delete') }, async (request, reply) => {
-      await service.remove(requestContext(request), resource, request.params.id, ifMatch(request));
+      await service.remove(requestContext(request), resource, pathId(request.params.id, resource.name), ifMatch(request));
       return reply.code(204).send();
     });
   }

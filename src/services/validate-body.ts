@@ -3,9 +3,12 @@ import type { FieldDef, ResourceDef } from '../registry/types.js';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import { isCapability } from '../derive/capabilities.js';
+import { reservedColumns } from '../registry/define-resource.js';
 import { normaliseTimestamp } from './timestamps.js';
 
 export type Mode = 'create' | 'update';
+
+const serverOwnedMessage = 'is set by the service and cannot be written';
 
 const formats: Record<NonNullable<FieldDef['format']>, (value: string) => string | undefined> = {
   email: (v) => (/^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/.test(v) ? undefined : 'must be an e-mail address'),
@@ -32,6 +35,19 @@ const formats: Record<NonNullable<FieldDef['format']>, (value: string) => string
   date: (v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : 'must be a date (YYYY-MM-DD)'),
 };
 
+// In `u` mode a surrogate pair is one code point, so this matches only lone surrogates.
+const loneSurrogate = /[\uD800-\uDFFF]/u;
+
+/**
+ * Why a string cannot be stored alike on both databases, if it cannot: PostgreSQL text
+ * holds no NUL, and jsonb (the audit trail) refuses lone surrogates; either would be a 500.
+ */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (loneSurrogate.test(text)) return 'must be well-formed Unicode (no lone surrogates)';
+  return undefined;
+}
+
 /** Checks one value against its field definition; returns the normalised value or an error message. */
 function checkValue(field: FieldDef, value: unknown): { value?: unknown; error?: string } {
   if (value === null) return field.nullable ? { value: null } : { error: 'must not be null' };
@@ -39,6 +55,8 @@ function checkValue(field: FieldDef, value: unknown): { value?: unknown; error?:
     case 'string':
     case 'reference': {
       if (typeof value !== 'string') return { error: 'must be a string' };
+      const text = textProblem(value);
+      if (text) return { error: text };
       if (value.length === 0 && field.type === 'reference') return { error: 'must not be empty' };
       if (field.maxLength !== undefined && value.length > field.maxLength) return { error: `must be at most ${field.maxLength} characters` };
       if (field.enum && !field.enum.includes(value)) return { error: `must be one of ${field.enum.join(', ')}` };
@@ -61,6 +79,8 @@ function checkValue(field: FieldDef, value: unknown): { value?: unknown; error?:
     }
     case 'string_list': {
       if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return { error: 'must be an array of strings' };
+      const itemProblem = (value as string[]).map(textProblem).find((problem) => problem !== undefined);
+      if (itemProblem) return { error: `entries ${itemProblem}` };
       if (field.maxItems !== undefined && value.length > field.maxItems) return { error: `must have at most ${field.maxItems} entries` };
       const check = field.format ? formats[field.format] : undefined;
       const bad = check ? (value as string[]).find((item) => check(item) !== undefined) : undefined;
@@ -86,8 +106,10 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
   for (const key of Object.keys(body)) {
     const field = Object.hasOwn(resource.fields, key) ? resource.fields[key] : undefined;
     const value = (body as Record<string, unknown>)[key];
-    if (!field) errors.push({ field: key, message: 'is not a field of this resource' });
-    else if (field.serverOwned) errors.push({ field: key, message: 'is set by the service and cannot be written' });
+    // Bookkeeping columns (`etag`, `deleted_at`) are no fields, but are the service's all the same.
+    if (!field && reservedColumns.includes(key)) errors.push({ field: key, message: serverOwnedMessage });
+    else if (!field) errors.push({ field: key, message: 'is not a field of this resource' });
+    else if (field.serverOwned) errors.push({ field: key, message: serverOwnedMessage });
     else if (mode === 'update' && (field.immutable || field.writeOnly)) errors.push({ field: key, message: 'cannot be changed after creation' });
     else {
       const checked = checkValue(field, value);
