@@ -14,5 +14,5 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'd
       statementTimeoutMs: config.dbStatementTimeoutMs,
     });
   }
-  return openSqlite(join(config.dataDir, 'booking.sqlite'));
+  return openSqlite(join(config.dataDir, 'booking.sqlite'), { statementTimeoutMs: config.dbStatementTimeoutMs });
 }

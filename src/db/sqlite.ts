@@ -60,8 +60,20 @@ export const sqliteDialect: SqlDialect = {
   },
 };
 
-/** Opens (creating if needed) the SQLite file, tuned for one writer and many readers. */
-export function openSqlite(file: string): Database {
+/** The error `re2_match` throws once a statement has used up its time budget. */
+export function regexBudgetExceeded(): Error {
+  return Object.assign(new Error('regex evaluation exceeded the statement time budget'), { code: 'SQLITE_REGEX_TIMEOUT' });
+}
+
+/**
+ * Opens (creating if needed) the SQLite file, tuned for one writer and many readers.
+ * `statementTimeoutMs` bounds the time `$regex` matching may use in one turn of the event
+ * loop: SQLite has no statement timeout and runs in this process, so a costly (if linear)
+ * pattern over many rows would otherwise block every other request.
+ */
+export function openSqlite(file: string, options: { statementTimeoutMs?: number; now?: () => number } = {}): Database {
+  const budgetMs = options.statementTimeoutMs ?? 5000;
+  const clock = options.now ?? (() => performance.now());
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
@@ -69,7 +81,14 @@ export function openSqlite(file: string): Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = OFF');
   // RE2 semantics (linear time) for $regex: SQLite has no regex engine of its own.
+  let turnStarted = 0;
   raw.function('re2_match', { deterministic: true }, (value: unknown, pattern: unknown, flags: unknown) => {
+    // Statements run synchronously, so setImmediate fires only once this turn is over.
+    const now = clock();
+    if (turnStarted === 0) {
+      turnStarted = now;
+      setImmediate(() => (turnStarted = 0));
+    } else if (now - turnStarted > budgetMs) throw regexBudgetExceeded();
     if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
     return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
   });

@@ -11,6 +11,7 @@ const transientCodes: ReadonlyMap<string, string> = new Map([
   ['55P03', 'lock timeout'],
   ['SQLITE_BUSY', 'database busy'],
   ['SQLITE_LOCKED', 'database locked'],
+  ['SQLITE_REGEX_TIMEOUT', 'regex time budget exhausted'],
 ]);
 
 /** Seconds a client should wait before retrying a refused request. */

@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Database, Db } from '../db/dialect.js';
 import { withRowLock } from '../db/row-lock.js';
+import { storedFields } from '../db/schema.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
 import { readFieldCapability, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
@@ -65,7 +66,8 @@ export class ResourceService {
       const initial: CreateDraft = { id: uuidv7({ msecs: hook.now }), owner, values: input };
       const draft = hooks.beforeCreate ? await hooks.beforeCreate(hook, initial) : initial;
       const at = new Date(hook.now).toISOString();
-      const record: ApiRecord = { ...draft.values, _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
+      // Every stored field is present, unset ones as null, exactly as a later read shows it.
+      const record: ApiRecord = { ...emptyRecord(resource), ...draft.values, _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
       checkTimeRange(record);
       const etag = nextEtag(null, record);
       const row = { ...recordToRow(resource, this.database.dialect, record), ...draft.columns, etag };
@@ -171,6 +173,10 @@ function ownerTenant(resource: ResourceDef, principal: Principal): string | null
     throw validationError([{ field: 'X-Tenant-Id', message: 'a system-level caller must name the tenant to create this record in' }]);
   }
   return node;
+}
+
+function emptyRecord(resource: ResourceDef): ApiRecord {
+  return Object.fromEntries(storedFields(resource).map((name) => [name, null]));
 }
 
 function checkFieldWrites(resource: ResourceDef, principal: Principal, values: Readonly<Record<string, unknown>>): void {

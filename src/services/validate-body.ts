@@ -120,8 +120,13 @@ export function validateBody(resource: ResourceDef, body: unknown, mode: Mode): 
   if (mode === 'create') {
     for (const name of resource.fieldNames) {
       const field = resource.fields[name];
-      if (!field || name in values || field.serverOwned) continue;
+      if (!field || name in values) continue;
       if (errors.some((e) => e.field === name)) continue;
+      // Server-owned fields are never taken from the body, but their defaults still apply.
+      if (field.serverOwned) {
+        if (field.default !== undefined) values[name] = field.default;
+        continue;
+      }
       if (field.required) errors.push({ field: name, message: 'is required' });
       else if (field.default !== undefined) values[name] = Array.isArray(field.default) ? [...field.default] : field.default;
     }

@@ -25,10 +25,10 @@ export async function freshPostgresUrl(): Promise<string> {
 }
 
 /** Opens and migrates an empty database of the given dialect. */
-export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number } = {}): Promise<Database> {
+export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number; now?: () => number } = {}): Promise<Database> {
   const database =
     dialect === 'sqlite'
-      ? openSqlite(':memory:')
+      ? openSqlite(':memory:', options)
       : openPostgres({ connectionString: await freshPostgresUrl(), poolSize: 25, statementTimeoutMs: options.statementTimeoutMs ?? 5000 });
   await migrateToLatest(database);
   return database;

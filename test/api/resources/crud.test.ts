@@ -24,6 +24,10 @@ describe.each(dialects)('resource CRUD on %s', (dialect) => {
     expect(body).toMatchObject({ ...product, status: 'active', is_published: false, tenant_id: tenant });
     expect(res.headers.location).toBe(`http://api.test/v1/products/${body._id}`);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(body.description).toBeNull();
+    const read = await h.request({ method: 'GET', url: `/v1/products/${body._id}`, token });
+    expect(read.json()).toEqual(body);
+    expect(read.headers.etag).toBe(res.headers.etag);
     expect(body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
