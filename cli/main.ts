@@ -14,7 +14,8 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   client create --name N --tenant ID|system --capabilities "a:b c:d" --public-key FILE [--kid K] [--ip-allow CIDR,CIDR]
   client add-key --client ID --public-key FILE [--kid K] [--overlap-days N]
 
-Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object.`;
+Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
+on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
 
 type Handler = (services: OperatorServices, values: Record<string, string | undefined>) => Promise<unknown>;
 
@@ -33,31 +34,47 @@ const commands: Record<string, { options: Record<string, { type: 'string' }>; ru
   },
 };
 
+/** The one JSON object every run prints, so scripts can always parse stdout. */
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** A usage error: JSON on stdout for scripts, the usage text on stderr for people. */
+function usageError(detail: string): number {
+  print({ error: 'usage', detail });
+  console.error(`${detail}\n\n${usage}`);
+  return 2;
+}
+
+function errorBody(error: unknown): Record<string, unknown> {
+  if (error instanceof ApiError) return { error: error.code, detail: error.message, ...(error.errors ? { errors: error.errors } : {}) };
+  return { error: 'failed', detail: error instanceof Error ? error.message : String(error) };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   const name = argv.slice(0, 2).join(' ');
   const command = commands[name];
-  if (!command) {
-    console.error(usage);
-    return 2;
-  }
+  if (!command) return usageError(name ? `unknown command "${name}"` : 'no command given');
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({ args: [...argv.slice(2)], options: command.options, strict: true, allowPositionals: false }) as { values: Record<string, string | undefined> });
   } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    return 2;
+    return usageError((error as Error).message);
   }
-  const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
   let database: Database | undefined;
   try {
+    // Inside the try: a bad setting is reported like any other failure, as JSON.
+    const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
     database = openDatabase(config);
     await migrateToLatest(database);
-    const result = await command.run(buildOperatorServices(config, database), values);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    print(await command.run(buildOperatorServices(config, database), values));
     return 0;
   } catch (error) {
-    const body = error instanceof ApiError ? { error: error.code, detail: error.message, ...(error.errors ? { errors: error.errors } : {}) } : { error: 'failed', detail: (error as Error).message };
-    process.stdout.write(`${JSON.stringify(body)}\n`);
+    print(errorBody(error));
     return 1;
   } finally {
     await database?.close();

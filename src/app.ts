@@ -8,14 +8,21 @@ import { installRateLimits } from './edge/rate-limit.js';
 import type { RateLimitGroup } from './edge/rate-limit.js';
 import { installSecurityHeaders } from './edge/security-headers.js';
 import { httpsOptions } from './edge/tls.js';
+import { installDeprecation } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
+import { frameworkErrors } from './http/framework-errors.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
+import { RouteCatalogue } from './http/route-catalogue.js';
+import { Metrics } from './observability/metrics.js';
+import { installRequestMetrics } from './observability/request-metrics.js';
 import { apiClientKeyRoutes } from './routes/api-client-keys.js';
 import { capabilityRoutes } from './routes/capabilities.js';
 import { exportRoutes } from './routes/exports.js';
 import { healthRoutes } from './routes/health.js';
+import { openApiRoutes } from './routes/openapi.js';
+import { operationsRoutes } from './routes/operations.js';
 import { resourceRoutes } from './routes/resources.js';
 import { tokenRoutes } from './routes/token.js';
 import { wellKnownRoutes } from './routes/well-known.js';
@@ -24,7 +31,8 @@ import { Authenticator } from './security/authenticate.js';
 import { ClientDirectory } from './security/client-directory.js';
 import { DatabaseReplayStore } from './security/db-replay-store.js';
 import { DpopNonces } from './security/dpop.js';
-import { installSecurity } from './security/pipeline.js';
+import { installRouteGuard, installSecurity } from './security/pipeline.js';
+import { SecurityEvents } from './services/security-events.js';
 import type { ReplayStore } from './security/replay-store.js';
 import './security/route-config.js';
 import type { SigningKeyStore } from './security/signing-keys.js';
@@ -57,8 +65,14 @@ export interface App {
   readonly resources: ResourceService;
   readonly apiClients: ApiClientAdmin;
   readonly tokens: TokenService;
+  /** Security events waiting to be written to the audit trail. */
+  readonly securityEvents: SecurityEvents;
   /** Set by graceful shutdown; `/ready` then answers 503. */
   readonly state: { shuttingDown: boolean };
+  /** Every route registered (the OpenAPI document is built from it). */
+  readonly routes: RouteCatalogue;
+  /** This app's Prometheus metrics (served at `/metrics`). */
+  readonly metrics: Metrics;
 }
 
 /** Header and body members never written to logs. */
@@ -81,9 +95,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
+    frameworkErrors,
   });
   const now = () => epochSeconds(clock);
   const state = { shuttingDown: false };
+  const startedAt = clock.now();
+  const metrics = new Metrics({ poolStats: deps.database.poolStats?.bind(deps.database) });
   const tenants = new TenantDirectory(deps.database);
   const clients = new ClientDirectory(deps.database, 10_000, () => clock.now());
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
@@ -96,19 +113,27 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays, onChange: forgetClient }),
   }));
   const apiClients = new ApiClientAdmin(deps.database, clock, config.keyOverlapDays, forgetClient);
+  const events = new SecurityEvents(deps.database, clock, server.log);
+  server.addHook('onClose', () => events.flush());
   const tokens = new TokenService({
+    events,
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
     lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}),
   });
   const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}) });
 
+  installRouteGuard(server);
   const methods = new MethodRouter();
   server.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  const catalogue = new RouteCatalogue();
+  server.addHook('onRoute', (route) => catalogue.add(route));
+  installDeprecation(server);
   server.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   await installSecurityHeaders(server, config);
-  installSecurity(server, { authenticator, clients, tenants });
+  installSecurity(server, { authenticator, clients, tenants, events });
+  installRequestMetrics(server, metrics);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   if (redis) {
     redis.on('error', (error: Error) => server.log.warn({ err: error }, 'redis unavailable'));
@@ -116,7 +141,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
       await redis.quit().catch(() => undefined);
     });
   }
-  await installRateLimits(server, config, { ...(redis ? { redis } : {}), ...(deps.onRateLimited ? { onRefused: deps.onRateLimited } : {}) });
+  const onRefused = (group: RateLimitGroup) => {
+    metrics.rateLimitRefused(group);
+    deps.onRateLimited?.(group);
+  };
+  await installRateLimits(server, config, { ...(redis ? { redis } : {}), onRefused });
   server.setErrorHandler(errorHandler);
   server.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
@@ -129,10 +158,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   await server.register(healthRoutes(deps.database, state));
   await server.register(wellKnownRoutes(config, deps.keys));
+  await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
   await server.register(apiClientKeyRoutes(apiClients));
   await server.register(exportRoutes(deps.database, resources));
   await server.register(resourceRoutes(resources, config.publicUrl));
-  return { server, resources, apiClients, tokens, state };
+  await server.register(openApiRoutes(config, catalogue));
+  return { server, resources, apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

@@ -2,6 +2,7 @@
  * Every environment variable the service reads: name, default, meaning and parser.
  * The README's configuration table is checked against this list by a test.
  */
+import { cidrList, optionalSecret, optionalTimestamp, optionalUri, uriList } from './security-parsers.js';
 
 export interface Setting<T> {
   readonly env: string;
@@ -81,6 +82,12 @@ export const settings = {
   rateLimitWrites: setting('RATE_LIMIT_WRITES', '300', 'POST/PATCH/DELETE requests per window per client.', integer('RATE_LIMIT_WRITES', 300, 1, 10_000_000)),
   rateLimitExports: setting('RATE_LIMIT_EXPORTS', '10', 'Export requests per window per client.', integer('RATE_LIMIT_EXPORTS', 10, 1, 100_000)),
   rateLimitPublic: setting('RATE_LIMIT_PUBLIC', '600', 'Requests to public routes (health, well-known, status, docs) per window per source IP.', integer('RATE_LIMIT_PUBLIC', 600, 1, 10_000_000)),
+  metricsToken: setting('METRICS_TOKEN', undefined, 'Bearer secret (16+ characters) that lets a scraper read `/metrics` from any address; use `METRICS_TOKEN_FILE` to keep it out of the environment.', optionalSecret('METRICS_TOKEN', 16)),
+  metricsAllow: setting('METRICS_ALLOW', '127.0.0.1/32,::1/128', 'CIDRs that may read `/metrics` without the token (client address after `TRUST_PROXY`); empty allows none.', cidrList('METRICS_ALLOW', ['127.0.0.1/32', '::1/128'])),
+  securityContact: setting('SECURITY_CONTACT', 'mailto:security@example.com', 'Comma-separated `Contact` URIs (`mailto:`, `https:`, `tel:`) of `/.well-known/security.txt`.', uriList('SECURITY_CONTACT', ['mailto:', 'https:', 'tel:'], ['mailto:security@example.com'])),
+  securityTxtExpires: setting('SECURITY_TXT_EXPIRES', undefined, 'ISO 8601 `Expires` of security.txt; unset means one year after the process started.', optionalTimestamp('SECURITY_TXT_EXPIRES')),
+  securityPolicyUrl: setting('SECURITY_POLICY_URL', undefined, 'https URL of the vulnerability disclosure policy (security.txt `Policy`).', optionalUri('SECURITY_POLICY_URL', ['https:'])),
+  securityEncryptionUrl: setting('SECURITY_ENCRYPTION_URL', undefined, 'Where reporters find the key to encrypt reports with (security.txt `Encryption`: `https:`, `openpgp4fpr:` or `dns:`).', optionalUri('SECURITY_ENCRYPTION_URL', ['https:', 'openpgp4fpr:', 'dns:'])),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 

@@ -39,11 +39,21 @@ export interface SqlDialect {
   withPurgeGate<T>(trx: Db, fn: () => Promise<T>): Promise<T>;
 }
 
+/** Connection-pool numbers for metrics. */
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Queries waiting for a free connection. */
+  readonly waiting: number;
+}
+
 /** An open database: the Kysely instance, its dialect and how to close it. */
 export interface Database {
   readonly db: Db;
   readonly dialect: SqlDialect;
   /** Round trip that proves the database answers. */
   ping(): Promise<void>;
+  /** Pool numbers, where the driver has a pool (PostgreSQL); SQLite has none. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import type { Expression, RawBuilder, SqlBool } from 'kysely';
+import type { Expression, RawBuilder, SqliteDatabase, SqliteStatement, SqlBool } from 'kysely';
 import type { FieldType } from '../registry/types.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 import { compileRegex } from './regex-cache.js';
@@ -67,9 +67,9 @@ export function regexBudgetExceeded(): Error {
 
 /**
  * Opens (creating if needed) the SQLite file, tuned for one writer and many readers.
- * `statementTimeoutMs` bounds the time `$regex` matching may use in one turn of the event
- * loop: SQLite has no statement timeout and runs in this process, so a costly (if linear)
- * pattern over many rows would otherwise block every other request.
+ * `statementTimeoutMs` bounds the time `$regex` matching may use in one statement: SQLite
+ * has no statement timeout and runs in this process, so a costly (if linear) pattern over
+ * many rows would otherwise block every other request.
  */
 export function openSqlite(file: string, options: { statementTimeoutMs?: number; now?: () => number } = {}): Database {
   const budgetMs = options.statementTimeoutMs ?? 5000;
@@ -81,18 +81,36 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = OFF');
   // RE2 semantics (linear time) for $regex: SQLite has no regex engine of its own.
-  let turnStarted = 0;
+  // Each statement starts a fresh budget; statements run synchronously, so the budget
+  // spans exactly one statement's regex evaluations.
+  let statementStarted = 0;
   raw.function('re2_match', { deterministic: true }, (value: unknown, pattern: unknown, flags: unknown) => {
-    // Statements run synchronously, so setImmediate fires only once this turn is over.
-    const now = clock();
-    if (turnStarted === 0) {
-      turnStarted = now;
-      setImmediate(() => (turnStarted = 0));
-    } else if (now - turnStarted > budgetMs) throw regexBudgetExceeded();
+    if (clock() - statementStarted > budgetMs) throw regexBudgetExceeded();
     if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
     return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
   });
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: raw }) });
+  const timed: SqliteDatabase = {
+    close: () => raw.close(),
+    prepare(text: string): SqliteStatement {
+      const statement = raw.prepare(text);
+      return {
+        reader: statement.reader,
+        all(parameters) {
+          statementStarted = clock();
+          return statement.all(parameters);
+        },
+        run(parameters) {
+          statementStarted = clock();
+          return statement.run(parameters);
+        },
+        iterate(parameters) {
+          statementStarted = clock();
+          return statement.iterate(parameters);
+        },
+      };
+    },
+  };
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: timed }) });
   return {
     db,
     dialect: sqliteDialect,

@@ -8,12 +8,16 @@ import type { TenantScope } from '../security/principal.js';
 import type { Db } from '../db/dialect.js';
 import { tenantFilter } from './tenant-scope.js';
 
+const tenants = getResource('tenants');
+
 /**
- * Every reference in `values` must name a live record the caller can see. The parent rows
- * are share-locked, so a concurrent delete of a parent waits for this write and then finds
- * the new child.
+ * Every reference in `values` must name a live record the caller can see, and the tenant
+ * node the write acts in must still be live. The parent rows (the node included) are
+ * share-locked, so a concurrent delete of a parent waits for this write and then finds the
+ * new child; after a delete that won, the write is refused instead of leaving an orphan.
  */
 export async function checkReferences(trx: Db, dialect: SqlDialect, resource: ResourceDef, scope: TenantScope, values: Readonly<Record<string, unknown>>): Promise<void> {
+  await checkActingNode(trx, dialect, scope);
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(values)) {
     const field = resource.fields[name];
@@ -28,3 +32,13 @@ export async function checkReferences(trx: Db, dialect: SqlDialect, resource: Re
   if (errors.length > 0) throw validationError(errors);
 }
 
+/**
+ * The scope was resolved (and may be cached) before the transaction began; a node deleted
+ * since then must not receive records. The root node `system` is never deleted.
+ */
+async function checkActingNode(trx: Db, dialect: SqlDialect, scope: TenantScope): Promise<void> {
+  if (scope.nodeId === null) return;
+  const query = trx.selectFrom(tenants.table).select('_id').where('_id', '=', scope.nodeId).where('deleted_at', 'is', null);
+  const live = await withRowLock(query, dialect, 'share').executeTakeFirst();
+  if (!live) throw validationError([{ field: 'X-Tenant-Id', message: 'the tenant node this request acts in no longer exists' }]);
+}

@@ -10,7 +10,13 @@ import type { ResourceHooks } from '../resource-hooks.js';
 export const tenantHooks: ResourceHooks = {
   async ownerTenant(hook, values) {
     const parent = values.parent_id;
-    return typeof parent === 'string' ? parent : hook.context.principal.scope.nodeId;
+    const scope = hook.context.principal.scope;
+    // An explicit null asks for a node directly below system; only the system scope may
+    // place one there, and a request is never silently re-parented to the caller's node.
+    if (parent === null && scope.nodeId !== null) {
+      throw validationError([{ field: 'parent_id', message: 'only system-level callers create nodes directly below system' }]);
+    }
+    return typeof parent === 'string' ? parent : scope.nodeId;
   },
 
   async beforeCreate(hook, draft) {

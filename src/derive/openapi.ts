@@ -1,0 +1,77 @@
+import type { Config } from '../config/config.js';
+import type { RouteInfo } from '../http/route-catalogue.js';
+import { resources } from '../registry/index.js';
+import { authOperations, authSchemas } from './openapi/auth-operations.js';
+import { headerComponents, parameterComponents } from './openapi/headers.js';
+import { whereParameter } from './openapi/list-parameters.js';
+import { problemResponseComponents, problemSchema } from './openapi/problems.js';
+import { resourceOperations } from './openapi/resource-operations.js';
+import { resourceSchemas } from './openapi/resource-schemas.js';
+import { routePaths } from './openapi/route-paths.js';
+import { securitySchemes } from './openapi/security-schemes.js';
+import { serviceOperations, serviceSchemas } from './openapi/service-operations.js';
+import type { OpenApiDocument } from './openapi/types.js';
+
+export type { OpenApiDocument } from './openapi/types.js';
+
+/**
+ * Version of the API contract described by the document: the major is the URL prefix
+ * (`/v1`); minor releases add compatible features (docs/versioning.md).
+ */
+export const API_VERSION = '1.0.0';
+
+const description = [
+  'Multi-tenant machine-to-machine booking API. Every resource lives under `/v1/{resource}`;',
+  'collections also answer with a trailing slash. Errors are RFC 9457 problem documents',
+  '(`application/problem+json`) with a stable `code`; the token endpoint answers RFC 6749 errors.',
+  'Access is deny-by-default: each operation names the capability (OAuth scope) it needs in',
+  '`x-capability`. Fields carry their GDPR class in `x-gdpr`; sensitive fields (`x-sensitive`)',
+  'need the capabilities in `x-capability-read` / `x-capability-write`.',
+  'Versioning: breaking changes only in a new major version (`/v2`); deprecated operations are',
+  'announced 12 months ahead with `Deprecation`, `Sunset` and `Link: rel="deprecation"` headers.',
+].join(' ');
+
+const otherTags = [
+  { name: 'auth', description: 'Token endpoint (client credentials, private_key_jwt, DPoP).' },
+  { name: 'discovery', description: 'Capabilities, keys, metadata and this document.' },
+  { name: 'operations', description: 'Health, readiness, status and metrics.' },
+  { name: 'security', description: 'Security posture, SBOM and questionnaire.' },
+  { name: 'other', description: 'Routes without a detailed description.' },
+];
+
+/**
+ * The OpenAPI 3.1 document of the service, derived from the registry and the routes the
+ * application registered (a pure function: the same inputs give the same document).
+ * Each route becomes an operation, detailed from the registry where the route is a
+ * resource route and from the service catalogue otherwise; access (`security`,
+ * `x-capability`) and deprecation come from each route's own config.
+ */
+export function buildOpenApi(config: Config, routes: readonly RouteInfo[]): OpenApiDocument {
+  const known = new Map([...resourceOperations(), ...authOperations(), ...serviceOperations()]);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Booking service API',
+      version: API_VERSION,
+      description,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: config.publicUrl, description: 'API origin (PUBLIC_URL); the API base is /v1.' }],
+    tags: [...resources.map((r) => ({ name: r.name, description: r.description })), ...otherTags],
+    // Deny by default: an operation without its own requirement needs a token.
+    security: [{ oauth2: [] }, { bearer: [] }, { dpop: [] }],
+    paths: routePaths(routes, known),
+    components: {
+      schemas: {
+        Problem: problemSchema,
+        ...Object.assign({}, ...resources.map(resourceSchemas)),
+        ...authSchemas(config),
+        ...serviceSchemas,
+      },
+      parameters: { where: whereParameter, ...parameterComponents },
+      headers: headerComponents,
+      responses: problemResponseComponents(),
+      securitySchemes: securitySchemes(config),
+    },
+  };
+}

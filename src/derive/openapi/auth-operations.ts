@@ -1,0 +1,120 @@
+import type { Config } from '../../config/config.js';
+import type { OAuthErrorCode } from '../../security/oauth-error.js';
+import { jwtBearerAssertionType } from '../../services/token-service.js';
+import { problems } from './problems.js';
+import { operationKey, ref } from './types.js';
+import type { Operation, Schema } from './types.js';
+
+/** Every token-endpoint error, with its status; a `Record` so a new code cannot be missed. */
+const oauthErrors: Readonly<Record<OAuthErrorCode, string>> = {
+  invalid_request: '400: malformed form body, a missing or repeated field, an Authorization header',
+  invalid_client: '401: client authentication failed (unknown client or key, bad assertion, replayed jti, source address)',
+  invalid_grant: '400: the grant is invalid',
+  unsupported_grant_type: '400: grant_type other than client_credentials',
+  invalid_scope: '400: unknown scope, or nothing requested is assigned',
+  invalid_dpop_proof: '400: bad DPoP proof',
+  use_dpop_nonce: '400: the DPoP proof lacks the current server nonce (see DPoP-Nonce)',
+  rate_limited: '429: too many token requests; retry after Retry-After seconds',
+  server_error: '500: unexpected failure',
+};
+
+/** Schemas of the token endpoint and of client keys. */
+export function authSchemas(config: Config): Record<string, Schema> {
+  return {
+    TokenRequest: {
+      type: 'object',
+      properties: {
+        grant_type: { const: 'client_credentials' },
+        client_id: { type: 'string' },
+        client_assertion_type: { const: jwtBearerAssertionType },
+        client_assertion: { type: 'string', description: `Signed JWT (ES256/ES384/ES512): \`iss\` = \`sub\` = client_id, \`aud\` = \`${config.tokenEndpoint}\`, unique \`jti\`, \`iat\`, \`exp\` at most 300 s after \`iat\`.` },
+        scope: { type: 'string', description: 'Space-separated capabilities; omitted grants every assigned capability.' },
+      },
+      required: ['grant_type', 'client_id', 'client_assertion_type', 'client_assertion'],
+      additionalProperties: false,
+    },
+    TokenResponse: {
+      type: 'object',
+      properties: {
+        access_token: { type: 'string', description: 'ES512 JWT (RFC 9068).' },
+        token_type: { type: 'string', enum: ['Bearer', 'DPoP'] },
+        expires_in: { type: 'integer', minimum: 1, description: `Seconds; default ${config.accessTokenTtlSeconds}.` },
+        scope: { type: 'string', description: 'Granted capabilities, space-separated.' },
+      },
+      required: ['access_token', 'token_type', 'expires_in', 'scope'],
+    },
+    OAuthError: {
+      type: 'object',
+      description: `RFC 6749 §5.2 error. ${Object.entries(oauthErrors).map(([code, text]) => `\`${code}\` ${text}`).join('; ')}.`,
+      properties: { error: { type: 'string', enum: Object.keys(oauthErrors) }, error_description: { type: 'string' } },
+      required: ['error', 'error_description'],
+    },
+    ClientKey: {
+      type: 'object',
+      properties: {
+        kid: { type: 'string' },
+        alg: { type: 'string', enum: ['ES256', 'ES384', 'ES512'] },
+        thumbprint: { type: 'string', description: 'RFC 7638 JWK thumbprint.' },
+        created_at: { type: 'string', format: 'date-time' },
+        active_until: { type: ['string', 'null'], format: 'date-time', description: 'End of validity after a rotation; null while current.' },
+      },
+      required: ['kid', 'alg', 'thumbprint', 'created_at', 'active_until'],
+    },
+    AddClientKey: {
+      type: 'object',
+      properties: {
+        public_key: { type: 'string', maxLength: 4000, description: 'SPKI PEM, EC P-256/P-384/P-521.' },
+        kid: { type: 'string', minLength: 1, maxLength: 200, description: 'Default: the RFC 7638 thumbprint.' },
+        overlap_days: { type: 'integer', minimum: 0, maximum: 365, description: `Days earlier keys stay valid; default ${config.keyOverlapDays}.` },
+      },
+      required: ['public_key'],
+      additionalProperties: false,
+    },
+    AddClientKeyResult: {
+      type: 'object',
+      properties: {
+        client_id: { type: 'string' },
+        kid: { type: 'string' },
+        key: ref('schemas', 'ClientKey'),
+        retired: { type: 'array', items: { type: 'object', properties: { kid: { type: 'string' }, active_until: { type: 'string', format: 'date-time' } }, required: ['kid', 'active_until'] } },
+      },
+      required: ['client_id', 'kid', 'key', 'retired'],
+    },
+  };
+}
+
+const noStore = { 'Cache-Control': ref('headers', 'Cache-Control') };
+
+/** The token endpoint and client key rotation. */
+export function authOperations(): [string, Operation][] {
+  const oauthError = { 'application/json': { schema: ref('schemas', 'OAuthError') } };
+  return [
+    [operationKey('POST', '/v1/auth/token'), {
+      operationId: 'issue_token',
+      summary: 'Issue an access token (client credentials, private_key_jwt, optional DPoP)',
+      tags: ['auth'],
+      description: 'No `Authorization` header. Send a `DPoP` proof to receive a DPoP-bound token (`token_type: DPoP`).',
+      parameters: [ref('parameters', 'DPoP')],
+      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', 'TokenRequest') } } },
+      responses: {
+        200: { description: 'The token.', headers: noStore, content: { 'application/json': { schema: ref('schemas', 'TokenResponse') } } },
+        400: { description: 'invalid_request, unsupported_grant_type, invalid_scope, invalid_dpop_proof, use_dpop_nonce.', headers: { ...noStore, 'DPoP-Nonce': ref('headers', 'DPoP-Nonce') }, content: oauthError },
+        401: { description: 'invalid_client.', headers: noStore, content: oauthError },
+        429: { description: 'rate_limited.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') }, content: oauthError },
+        500: { description: 'server_error.', headers: noStore, content: oauthError },
+      },
+    }],
+    [operationKey('POST', '/v1/api-clients/{id}/keys'), {
+      operationId: 'rotate_key_api_clients',
+      summary: 'Add a public key to a client (rotation with overlap)',
+      tags: ['api-clients'],
+      description: 'Earlier keys get `active_until` = now + overlap; both work until then.',
+      parameters: [ref('parameters', 'id')],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'AddClientKey') } } },
+      responses: {
+        201: { description: 'The key was added.', content: { 'application/json': { schema: ref('schemas', 'AddClientKeyResult') } } },
+        ...problems('400', '404', '413', '415'),
+      },
+    }],
+  ];
+}

@@ -1,0 +1,76 @@
+import type { RouteInfo } from '../../http/route-catalogue.js';
+import { problems } from './problems.js';
+import { requiresCapability } from './security-schemes.js';
+import { operationKey, ref } from './types.js';
+import type { KnownOperations, OpenApiObject, Operation, PathItem } from './types.js';
+
+/** Fastify's `/v1/products/:id` as an OpenAPI path template, `/v1/products/{id}`. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** An operation for a route the generator knows nothing more about: its method, path and access. */
+function genericOperation(method: string, path: string): Operation {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+  const operation: Operation = {
+    operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+/g, '_')}`.replace(/_+$/, ''),
+    summary: `${method} ${path}`,
+    tags: ['other'],
+    responses: { 200: { description: 'Success.' } },
+  };
+  if (names.length > 0) operation.parameters = names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  return operation;
+}
+
+/** Deprecation headers on every response of a deprecated operation. */
+function markDeprecated(operation: Operation, route: RouteInfo): void {
+  const notice = route.config.deprecated;
+  if (!notice) return;
+  operation.deprecated = true;
+  const link = notice.link ? ` See ${notice.link}.` : '';
+  operation.description = `${operation.description ?? ''}\n\n**Deprecated** since ${notice.since}; sunset ${notice.sunset}.${link}`.trim();
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if ('$ref' in response) continue;
+    const headers = { ...(response.headers as OpenApiObject | undefined), Deprecation: ref('headers', 'Deprecation'), Sunset: ref('headers', 'Sunset'), Link: ref('headers', 'Link') };
+    operation.responses[status] = { ...response, headers };
+  }
+}
+
+/** Access: public routes need nothing; the others their capability, the tenant and DPoP headers and the auth problems. */
+function secure(operation: Operation, route: RouteInfo): void {
+  const capability = route.config.capability;
+  if (route.config.public === true || capability === undefined) {
+    // Public to the token pipeline; a route with its own guard (metrics) documents it.
+    operation.security ??= [];
+    return;
+  }
+  operation.security = requiresCapability(capability);
+  operation['x-capability'] = capability;
+  operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'XTenantId'), ref('parameters', 'DPoP')];
+  operation.responses = { ...operation.responses, ...problems('401', '403') };
+}
+
+/**
+ * The `paths` of the document: one operation per registered route and method, described
+ * from `known` where the registry or the service catalogue knows it, generically
+ * otherwise, so no registered route is ever missing. Access and deprecation always come
+ * from the route's own config. Wildcard routes (static assets) cannot be expressed as an
+ * OpenAPI path and are left out.
+ */
+export function routePaths(routes: readonly RouteInfo[], known: KnownOperations): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method));
+  for (const route of sorted) {
+    if (route.method === 'HEAD' || route.url.includes('*')) continue;
+    const path = openApiPath(route.url);
+    const template = known.get(operationKey(route.method, path));
+    // A deep copy: the same known operation must not be altered by two routes or two builds.
+    const operation: Operation = template ? structuredClone(template) : genericOperation(route.method, path);
+    secure(operation, route);
+    // Every endpoint group is rate limited; the token endpoint documents its own (OAuth) 429.
+    operation.responses = { ...problems('429'), ...operation.responses, ...problems('default') };
+    markDeprecated(operation, route);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+  }
+  return paths;
+}

@@ -1,0 +1,104 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolStats } from '../db/dialect.js';
+
+/** Route label of a request no route matched (404, 405): one value, whatever the URL. */
+export const unmatchedRoute = 'unmatched';
+
+export interface MetricsOptions {
+  /** Connection-pool numbers of the database, when it has a pool (PostgreSQL). */
+  readonly poolStats?: () => PoolStats;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (never prom-client's global
+ * one), so several apps in one process — tests, the CLI — each count only their traffic.
+ * Callers record through the methods; `/metrics` renders {@link Metrics.render}.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'method' | 'route' | 'status'>;
+  readonly #duration: Histogram<'method' | 'route' | 'status'>;
+  readonly #tokensIssued: Counter;
+  readonly #tokensRefused: Counter<'reason'>;
+  readonly #rateLimitRefusals: Counter<'group'>;
+  #processMetrics = false;
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    const labelNames = ['method', 'route', 'status'] as const;
+    this.#requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames, registers });
+    this.#duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to finishing its response, by method, route pattern and status.',
+      labelNames,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.#tokensIssued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued by the token endpoint.', registers });
+    this.#tokensRefused = new Counter({ name: 'tokens_refused_total', help: 'Token requests refused, by OAuth error code.', labelNames: ['reason'], registers });
+    this.#rateLimitRefusals = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit, by endpoint group.', labelNames: ['group'], registers });
+    if (options.poolStats) this.#poolGauges(options.poolStats);
+  }
+
+  /** Records one finished request; `route` is the route pattern or {@link unmatchedRoute}. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.#requests.inc(labels);
+    this.#duration.observe(labels, seconds);
+  }
+
+  /** The token endpoint issued an access token. */
+  tokenIssued(): void {
+    this.#tokensIssued.inc();
+  }
+
+  /** The token endpoint refused a request; `reason` is the public OAuth `error` code. */
+  tokenRefused(reason: string): void {
+    this.#tokensRefused.inc({ reason });
+  }
+
+  /** A rate limit refused a request of `group` (called by the rate limiter). */
+  rateLimitRefused(group: string): void {
+    this.#rateLimitRefusals.inc({ group });
+  }
+
+  /** Media type of {@link Metrics.render}'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async render(): Promise<string> {
+    this.startProcessMetrics();
+    return this.registry.metrics();
+  }
+
+  /**
+   * Starts the process metrics (event-loop lag, memory, CPU, GC); idempotent. Called when
+   * the server listens, or at the first scrape: their collectors install event-loop and GC
+   * observers that cannot be removed again, so an app that never serves (tests that only
+   * inject, the CLI) does not carry them.
+   */
+  startProcessMetrics(): void {
+    if (this.#processMetrics) return;
+    this.#processMetrics = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  #poolGauges(poolStats: () => PoolStats): void {
+    const registers = [this.registry];
+    // Read at scrape time; the numbers are plain property reads on the pool.
+    const gauge = (name: string, help: string, key: keyof PoolStats) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(poolStats()[key]);
+        },
+      });
+    gauge('db_pool_connections', 'Connections open in the database pool.', 'total');
+    gauge('db_pool_idle_connections', 'Pool connections open but not in use.', 'idle');
+    gauge('db_pool_waiting_requests', 'Queries queued for a free pool connection.', 'waiting');
+  }
+}

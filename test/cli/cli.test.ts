@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getResource } from '../../src/registry/index.js';
+import { asSystem } from '../../src/security/principal.js';
+import { freshPostgresUrl } from '../support/databases.js';
+import { clientKeyPair } from '../support/keys.js';
+import type { TestKeyPair } from '../support/keys.js';
+import { onlyJson, runCli } from '../support/run-cli.js';
+import { openStorageApp } from '../support/storage-app.js';
+
+const operator = { principal: asSystem(), clientIp: null, requestId: null };
+
+// Each CLI run starts Node and tsx (about a second): the runs below are few and shared.
+const slow = 60_000;
+
+describe('operator CLI on sqlite', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  const first = clientKeyPair();
+  const second = clientKeyPair();
+  const pem = (name: string, key: TestKeyPair) => {
+    const file = join(dir, `${name}.pem`);
+    writeFileSync(file, key.publicPem);
+    return file;
+  };
+  let tenantId = '';
+  let clientId = '';
+  let firstKid = '';
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'booking-cli-'));
+    env = { DATA_DIR: join(dir, 'data') };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('tenant create prints the created node as one JSON object', async () => {
+    const run = await runCli(['tenant', 'create', '--name', 'Acme', '--level', 'partner', '--currency', 'CHF'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const node = onlyJson(run);
+    expect(node).toMatchObject({ name: 'Acme', level: 'partner', parent_id: null, currency: 'CHF' });
+    expect(node._id).toEqual(expect.any(String));
+    tenantId = String(node._id);
+  }, slow);
+
+  it('client create prints client_id and kid of a client that can get a token', async () => {
+    const run = await runCli(['client', 'create', '--name', 'Booking engine', '--tenant', tenantId, '--capabilities', 'products:list products:create', '--public-key', pem('first', first)], env);
+    expect(run.code, run.stderr).toBe(0);
+    const client = onlyJson(run);
+    expect(client).toMatchObject({ client_id: expect.any(String), kid: expect.any(String), tenant_id: tenantId, level: 'partner', capabilities: ['products:list', 'products:create'] });
+    expect(JSON.stringify(client)).not.toContain('PUBLIC KEY');
+    clientId = String(client.client_id);
+    firstKid = String(client.kid);
+
+    const storage = await openStorageApp(env);
+    try {
+      const token = await storage.requestToken(clientId, firstKid, first);
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+      expect(String(token.body.scope).split(' ').sort()).toEqual(['products:create', 'products:list']);
+      const list = await storage.app.server.inject({ method: 'GET', url: '/v1/products/', headers: { authorization: `Bearer ${String(token.body.access_token)}` } });
+      expect(list.statusCode).toBe(200);
+    } finally {
+      await storage.close();
+    }
+  }, slow);
+
+  it('client add-key rotates: the new kid is printed and both keys obtain tokens', async () => {
+    const run = await runCli(['client', 'add-key', '--client', clientId, '--public-key', pem('second', second), '--kid', 'k2', '--overlap-days', '7'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const result = onlyJson(run);
+    expect(result).toMatchObject({ client_id: clientId, kid: 'k2', retired: [{ kid: firstKid, active_until: expect.any(String) }] });
+
+    const storage = await openStorageApp(env);
+    try {
+      expect((await storage.requestToken(clientId, 'k2', second)).status).toBe(200);
+      expect((await storage.requestToken(clientId, firstKid, first)).status).toBe(200);
+      // The kid selects the key: the first key cannot sign for kid k2.
+      expect((await storage.requestToken(clientId, 'k2', first)).status).toBe(401);
+    } finally {
+      await storage.close();
+    }
+  }, slow);
+
+  it('bad input prints a JSON error and exits non-zero', async () => {
+    const [unknownTenant, badKey, unknownFlag] = await Promise.all([
+      runCli(['client', 'create', '--name', 'x', '--tenant', '0190a8b2-0000-7000-8000-000000000000', '--capabilities', 'products:list', '--public-key', pem('third', clientKeyPair())], env),
+      runCli(['client', 'add-key', '--client', clientId, '--public-key', join(dir, 'missing.pem')], env),
+      runCli(['tenant', 'create', '--name', 'x', '--colour', 'blue'], env),
+    ]);
+    expect(unknownTenant.code).toBe(1);
+    expect(onlyJson(unknownTenant)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--tenant' }] });
+    expect(badKey.code).toBe(1);
+    expect(onlyJson(badKey)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--public-key' }] });
+    expect(unknownFlag.code).toBe(2);
+    expect(onlyJson(unknownFlag)).toMatchObject({ error: 'usage' });
+    expect(unknownFlag.stderr).toContain('Usage:');
+  }, slow);
+
+  it('an unknown command prints the usage and exits 2', async () => {
+    const run = await runCli(['tenant', 'explode'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Usage:');
+    expect(run.stderr).toContain('client add-key');
+    expect(onlyJson(run)).toMatchObject({ error: 'usage' });
+  }, slow);
+});
+
+describe('operator CLI on postgres', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'booking-cli-'));
+    env = { DATA_DIR: join(dir, 'data'), DATABASE_URL: await freshPostgresUrl() };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates a tenant and a client in it whose key obtains a token', async () => {
+    const tenant = await runCli(['tenant', 'create', '--name', 'Shop'], env);
+    expect(tenant.code, tenant.stdout + tenant.stderr).toBe(0);
+    const tenantId = String(onlyJson(tenant)._id);
+    const key = clientKeyPair();
+    const file = join(dir, 'client.pem');
+    writeFileSync(file, key.publicPem);
+    const run = await runCli(['client', 'create', '--name', 'Shop app', '--tenant', tenantId, '--capabilities', 'products:list', '--public-key', file, '--kid', 'shop-1', '--ip-allow', '127.0.0.0/8, ::1'], env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const client = onlyJson(run);
+    expect(client).toMatchObject({ client_id: expect.any(String), kid: 'shop-1', tenant_id: tenantId, level: 'tenant' });
+
+    const storage = await openStorageApp(env);
+    try {
+      const token = await storage.requestToken(String(client.client_id), 'shop-1', key);
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+      expect(token.body).toMatchObject({ token_type: 'Bearer', scope: 'products:list' });
+      const stored = await storage.app.resources.read(operator, getResource('api-clients'), String(client.client_id));
+      expect(stored.record).toMatchObject({ ip_allowlist: ['127.0.0.0/8', '::1'], keys: [{ kid: 'shop-1' }] });
+    } finally {
+      await storage.close();
+    }
+  }, slow);
+});

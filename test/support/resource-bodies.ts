@@ -1,0 +1,68 @@
+import type { ResourceName } from '../../src/registry/index.js';
+import { clientKeyPair } from './keys.js';
+
+/** Ids of parent records a child body points at. */
+export interface Parents {
+  readonly productId: string;
+  readonly userId: string;
+}
+
+/** A product body with every required field. */
+export const productBody = { name: 'Loft', address: 'Main St 1', city: 'Berlin', zip_code: '10115', total_items: 3 } as const;
+
+/** A valid time range for bookings and orders. */
+export const timeRange = { start_time: '2026-12-01T10:00:00Z', end_time: '2026-12-02T10:00:00Z' } as const;
+
+/**
+ * The smallest valid create body of each writable resource (CONTRACT.md "Minimal create
+ * bodies"); children point at `parents`. A tenant body creates a child of the caller's node.
+ */
+export function minimalBody(resource: ResourceName, parents: Parents): Record<string, unknown> {
+  switch (resource) {
+    case 'tenants':
+      return { name: 'Child node' };
+    case 'products':
+      return { ...productBody };
+    case 'users':
+      return { email: 'guest@example.com' };
+    case 'bookings':
+    case 'orders':
+      return { product_id: parents.productId, ...timeRange };
+    case 'service-charges':
+      return { product_id: parents.productId, amount: 12.5 };
+    case 'subscriptions':
+      return { product_id: parents.productId };
+    case 'consents':
+      return { user_id: parents.userId, purpose: 'marketing_email', granted: true };
+    case 'api-clients':
+      return { name: 'partner app', capabilities: ['products:list'], public_key: clientKeyPair().publicPem };
+    case 'webhooks':
+      return { url: 'https://hooks.example.com/in', events: ['booking.created'] };
+    case 'legal-holds':
+      return { resource: 'products', record_id: parents.productId, reason: 'case 2026-17' };
+    case 'retention-policies':
+      return { category: 'data', retention_days: 30 };
+    case 'audit-logs':
+      throw new Error('audit-logs are read-only');
+  }
+}
+
+/** A valid PATCH body of each writable resource (a mutable, non-sensitive field). */
+export function patchBody(resource: ResourceName): Record<string, unknown> {
+  const bodies: Record<Exclude<ResourceName, 'audit-logs'>, Record<string, unknown>> = {
+    tenants: { name: 'Renamed' },
+    products: { name: 'Renamed' },
+    users: { locale: 'de' },
+    bookings: { quantity: 2 },
+    orders: { status: 'confirmed' },
+    'service-charges': { name: 'Cleaning' },
+    subscriptions: { plan: 'gold' },
+    'api-clients': { name: 'Renamed' },
+    webhooks: { description: 'changed' },
+    consents: { source: 'web' },
+    'legal-holds': { reason: 'changed' },
+    'retention-policies': { retention_days: 10 },
+  };
+  if (resource === 'audit-logs') throw new Error('audit-logs are read-only');
+  return bodies[resource];
+}
