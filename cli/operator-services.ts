@@ -7,6 +7,7 @@ import { asSystem } from '../src/security/principal.js';
 import type { TenantScope } from '../src/security/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
 import { ApiClientAdmin } from '../src/services/api-client-admin.js';
+import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
 import { systemClock } from '../src/services/clock.js';
 import { apiClientHooks } from '../src/services/hooks/api-clients.js';
 import { resourceHooks } from '../src/services/hooks/index.js';
@@ -60,6 +61,11 @@ export function buildOperatorServices(config: Config, database: Database) {
       const { record } = await resources.create(contextIn(scope), getResource('api-clients'), body);
       const keys = record.keys as { kid: string }[];
       return { ...record, kid: keys[keys.length - 1]?.kid };
+    },
+
+    /** Runs the audit retention purge now (AUDIT_RETENTION_* settings). */
+    purgeAudit() {
+      return purgeExpiredAudit(database, retentionFromConfig(config), systemClock.now());
     },
 
     async addClientKey(input: { client: Maybe; publicKeyFile: Maybe; kid: Maybe; overlapDays: Maybe }) {

@@ -15,6 +15,7 @@ import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
 import { RouteCatalogue } from './http/route-catalogue.js';
+import { loggerOptions, redactedPaths } from './observability/logger-options.js';
 import { Metrics } from './observability/metrics.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
 import { apiClientKeyRoutes } from './routes/api-client-keys.js';
@@ -75,8 +76,6 @@ export interface App {
   readonly metrics: Metrics;
 }
 
-/** Header and body members never written to logs. */
-export const redactedPaths = ['req.headers.authorization', 'req.headers.dpop', 'req.headers.cookie', 'req.body.client_assertion', 'client_assertion'];
 
 /**
  * Builds the service: plugins and routes in a fixed order, no I/O beyond what the passed
@@ -87,7 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const https = httpsOptions(config, deps.readFile);
   const server = Fastify({
     ...(https ? { https } : {}),
-    logger: deps.logger ?? { level: config.logLevel, redact: { paths: redactedPaths, censor: '[redacted]' } },
+    logger: deps.logger ?? loggerOptions(config),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -1,38 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { FastifyRequest, FastifyServerOptions } from 'fastify';
-import { buildApp, redactedPaths } from './app.js';
+import { buildApp } from './app.js';
 import { loadConfig } from './config/config.js';
-import type { Config } from './config/config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
+import { retentionFromConfig } from './services/audit-retention.js';
+import { systemClock } from './services/clock.js';
+import { startRetentionJob } from './services/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
-
-/** Query parameters whose values are worth logging; every other value may be personal or secret. */
-const loggableParameters = new Set(['page', 'per_page', 'sort', 'fields', 'format']);
-
-/**
- * The request URL as logged: query values other than paging and shape are replaced, so
- * filter values (e-mail addresses) and misplaced credentials (`access_token`,
- * `client_assertion` sent in a URL) never reach the logs.
- */
-function loggableUrl(url: string): string {
-  const mark = url.indexOf('?');
-  if (mark < 0) return url;
-  const params = new URLSearchParams(url.slice(mark + 1));
-  const kept = [...params].map(([name, value]) => `${encodeURIComponent(name)}=${loggableParameters.has(name) ? encodeURIComponent(value) : '[redacted]'}`);
-  return `${url.slice(0, mark)}?${kept.join('&')}`;
-}
-
-/** pino options of the running service: headers and bodies redacted, URLs stripped of values. */
-function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return {
-    level: config.logLevel,
-    redact: { paths: [...redactedPaths], censor: '[redacted]' },
-    serializers: {
-      req: (request: FastifyRequest) => ({ method: request.method, url: loggableUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort }),
-    },
-  };
-}
 
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */
 async function main(): Promise<void> {
@@ -40,9 +14,10 @@ async function main(): Promise<void> {
   const database = openDatabase(config);
   const report = await migrateToLatest(database);
   const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000));
-  const app = await buildApp(config, { database, keys, logger: loggerOptions(config) });
+  const app = await buildApp(config, { database, keys });
   const log = app.server.log;
   log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
+  const stopRetention = startRetentionJob(database, retentionFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -56,6 +31,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     timer.unref();
     try {
+      await stopRetention();
       await app.server.close();
       await database.close();
       log.info('shutdown complete');

@@ -52,12 +52,16 @@ export const postgresDialect: SqlDialect = {
   },
   async withExclusiveLock(db, fn) {
     // Session-level advisory lock held on one pooled connection for the whole run.
+    // Waiting for another instance's migrations is not a runaway statement: lift the
+    // statement timeout on this connection while it waits and migrates.
     return db.connection().execute(async (connection) => {
+      await sql`set statement_timeout = 0`.execute(connection);
       await sql`select pg_advisory_lock(${migrationLockKey})`.execute(connection);
       try {
         return await fn(connection);
       } finally {
         await sql`select pg_advisory_unlock(${migrationLockKey})`.execute(connection);
+        await sql`reset statement_timeout`.execute(connection);
       }
     });
   },

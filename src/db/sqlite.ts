@@ -38,8 +38,20 @@ export const sqliteDialect: SqlDialect = {
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
     return sql<SqlBool>`re2_match(${column}, ${pattern}, ${caseInsensitive ? 'i' : ''})`;
   },
-  // One connection per process and busy_timeout across processes already serialise writers.
-  withExclusiveLock: (db, fn) => fn(db),
+  // Several processes (server, CLI) may start on one fresh file: BEGIN IMMEDIATE takes the
+  // write lock for the whole migration run (SQLite DDL needs no transaction of Kysely's).
+  withExclusiveLock: (db, fn) =>
+    db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const result = await fn(connection);
+        await sql`commit`.execute(connection);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(connection);
+        throw error;
+      }
+    }),
   async protectAppendOnly(db, table) {
     // SQLite triggers cannot read session state, so the gate is a table the purge
     // transaction writes to and empties again before commit; writers are serialised, so

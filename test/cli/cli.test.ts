@@ -82,6 +82,16 @@ describe('operator CLI on sqlite', () => {
     }
   }, slow);
 
+  it('audit purge runs the retention purge with the configured retention', async () => {
+    const run = await runCli(['audit', 'purge'], { ...env, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_SECURITY_DAYS: '7' });
+    expect(run.code, run.stderr).toBe(0);
+    const result = onlyJson(run) as { purged: Record<string, number>; cutoffs: Record<string, string> };
+    expect(result.purged).toEqual({ data: 0, security: 0 });
+    const days = (iso: string | undefined) => Math.round((Date.now() - Date.parse(String(iso))) / 86_400_000);
+    expect(days(result.cutoffs.data)).toBe(30);
+    expect(days(result.cutoffs.security)).toBe(7);
+  }, slow);
+
   it('bad input prints a JSON error and exits non-zero', async () => {
     const [unknownTenant, badKey, unknownFlag] = await Promise.all([
       runCli(['client', 'create', '--name', 'x', '--tenant', '0190a8b2-0000-7000-8000-000000000000', '--capabilities', 'products:list', '--public-key', pem('third', clientKeyPair())], env),

@@ -1,5 +1,6 @@
 import type { ResourceName } from '../../registry/types.js';
 import type { ResourceHooks } from '../resource-hooks.js';
+import { legalHoldHooks } from './legal-holds.js';
 import { tenantCurrencyHooks } from './tenant-currency.js';
 import { tenantHooks } from './tenants.js';
 
@@ -9,6 +10,7 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     tenants: tenantHooks,
     orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
+    'legal-holds': legalHoldHooks,
     ...extra,
   };
 }

@@ -15,6 +15,7 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
   let time = start;
   const clock: Clock = { now: () => time };
   const context = { principal: asSystem(), clientIp: null, requestId: null };
+  let heldId = '';
 
   async function entry(category: 'data' | 'security', ageDays: number, recordId = `r-${category}-${ageDays}`): Promise<void> {
     await h.database.db.transaction().execute((trx) =>
@@ -23,8 +24,8 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
   }
 
   async function remaining(): Promise<string[]> {
-    const rows = await h.database.db.selectFrom('audit_logs').select(['category', 'record_id']).where('action', '=', 'test').orderBy('record_id').execute();
-    return rows.map((r) => `${String(r.category)}:${String(r.record_id)}`);
+    const rows = await h.database.db.selectFrom('audit_logs').select(['category', 'record_id']).where('action', '=', 'test').execute();
+    return rows.map((r) => `${String(r.category)}:${String(r.record_id)}`).sort();
   }
 
   beforeAll(async () => {
@@ -33,11 +34,16 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
       await entry('data', age);
       await entry('security', age);
     }
-    await entry('data', 200, 'held-product');
     const tenant = await h.tenant('A');
-    const token = await h.bearer(tenant, crud('legal-holds'));
-    const hold = await h.request({ method: 'POST', url: '/v1/legal-holds', token, body: { resource: 'products', record_id: 'held-product', reason: 'case 42' } });
+    const token = await h.bearer(tenant, [...crud('legal-holds'), 'products:create']);
+    const product = await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Held', address: 'a', city: 'c', zip_code: '1', total_items: 1 } });
+    heldId = String(product.json()._id);
+    await entry('data', 200, heldId);
+    const hold = await h.request({ method: 'POST', url: '/v1/legal-holds', token, body: { resource: 'products', record_id: heldId, reason: 'case 42' } });
     expect(hold.statusCode).toBe(201);
+    const elsewhere = await h.bearer(await h.tenant('B'), crud('legal-holds'));
+    const foreign = await h.request({ method: 'POST', url: '/v1/legal-holds', token: elsewhere, body: { resource: 'products', record_id: heldId, reason: 'not yours' } });
+    expect(foreign.statusCode).toBe(400);
   });
   afterAll(() => h.close());
 
@@ -47,7 +53,7 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
     expect(report.purged).toEqual({ data: 2, security: 4 });
     expect(batches.every((n) => n <= 2)).toBe(true);
     expect(await remaining()).toEqual([
-      'data:held-product',
+      `data:${heldId}`,
       'data:r-data-1',
       'data:r-data-29',
       'data:r-data-31',
@@ -73,6 +79,6 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
     expect(removed.statusCode).toBe(204);
     const report = await purgeExpiredAudit(h.database, { data: 90, security: 30 }, start);
     expect(report.purged.data).toBe(1);
-    expect(await remaining()).not.toContain('data:held-product');
+    expect(await remaining()).not.toContain(`data:${heldId}`);
   });
 });
