@@ -13,6 +13,7 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   tenant create --name N [--level partner|parent_tenant|tenant] [--parent ID] [--currency EUR]
   client create --name N --tenant ID|system --capabilities "a:b c:d" --public-key FILE [--kid K] [--ip-allow CIDR,CIDR]
   client add-key --client ID --public-key FILE [--kid K] [--overlap-days N]
+  keys rotate                 (adds an access-token signing key; it signs after SIGNING_KEY_PUBLISH_DELAY_SECONDS)
   audit purge                 (deletes audit entries past their retention now)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
@@ -32,6 +33,10 @@ const commands: Record<string, { options: Record<string, { type: 'string' }>; ru
   'client add-key': {
     options: { client: { type: 'string' }, 'public-key': { type: 'string' }, kid: { type: 'string' }, 'overlap-days': { type: 'string' } },
     run: (s, v) => s.addClientKey({ client: v.client, publicKeyFile: v['public-key'], kid: v.kid, overlapDays: v['overlap-days'] }),
+  },
+  'keys rotate': {
+    options: {},
+    run: (s) => s.rotateSigningKey(),
   },
   'audit purge': {
     options: {},

@@ -12,6 +12,7 @@ import { systemClock } from '../src/services/clock.js';
 import { apiClientHooks } from '../src/services/hooks/api-clients.js';
 import { resourceHooks } from '../src/services/hooks/index.js';
 import { ResourceService } from '../src/services/resource-service.js';
+import { openSigningKeys } from '../src/signing-key-source.js';
 import type { RequestContext } from '../src/services/request-context.js';
 
 type Maybe = string | undefined;
@@ -61,6 +62,15 @@ export function buildOperatorServices(config: Config, database: Database) {
       const { record } = await resources.create(contextIn(scope), getResource('api-clients'), body);
       const keys = record.keys as { kid: string }[];
       return { ...record, kid: keys[keys.length - 1]?.kid };
+    },
+
+    /** Adds a signing key to the key file; running servers publish it within a minute. */
+    async rotateSigningKey() {
+      if (config.signingKeysFile) throw validationError([{ field: 'SIGNING_KEYS_FILE', message: 'keys supplied by the operator are rotated at their source' }]);
+      const now = Math.floor(systemClock.now() / 1000);
+      const keys = await openSigningKeys(config, now);
+      const kid = await keys.rotate(now);
+      return { kid, signs_from: new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString(), jwks: keys.publicJwks().keys.map((k) => k.kid) };
     },
 
     /** Runs the audit retention purge now (AUDIT_RETENTION_* settings). */

@@ -17,6 +17,14 @@ async function main(): Promise<void> {
   const app = await buildApp(config, { database, keys });
   const log = app.server.log;
   log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
+  // Another process (the CLI, another instance) may rotate the key file: pick it up.
+  const keyReload = setInterval(() => {
+    keys.reload().then(
+      (changed) => changed && log.info({ jwks: keys.publicJwks().keys.map((k) => k.kid) }, 'signing keys reloaded'),
+      (error: unknown) => log.error({ err: error }, 'signing keys could not be reloaded'),
+    );
+  }, 60_000);
+  keyReload.unref();
   const stopRetention = startRetentionJob(database, retentionFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
 
   let stopping = false;
@@ -31,6 +39,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     timer.unref();
     try {
+      clearInterval(keyReload);
       await stopRetention();
       await app.server.close();
       await database.close();

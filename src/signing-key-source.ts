@@ -7,8 +7,8 @@ import { SigningKeyStore } from './security/signing-keys.js';
  * The access-token signing keys: the operator's JWKS from `SIGNING_KEYS_FILE`, or a key
  * generated on first start and kept in `DATA_DIR/signing-keys.json` (mode 0600).
  */
-export function openSigningKeys(config: Pick<Config, 'signingKeysFile' | 'dataDir' | 'accessTokenTtlSeconds'>, now: number): Promise<SigningKeyStore> {
-  const retentionSeconds = 2 * config.accessTokenTtlSeconds;
-  if (config.signingKeysFile) return SigningKeyStore.open({ jwks: readFileSync(config.signingKeysFile, 'utf8'), retentionSeconds }, now);
-  return SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json'), retentionSeconds }, now);
+export function openSigningKeys(config: Pick<Config, 'signingKeysFile' | 'dataDir' | 'accessTokenTtlSeconds' | 'signingKeyPublishDelaySeconds'>, now: number): Promise<SigningKeyStore> {
+  const options = { retentionSeconds: 2 * config.accessTokenTtlSeconds, publishDelaySeconds: config.signingKeyPublishDelaySeconds };
+  if (config.signingKeysFile) return SigningKeyStore.open({ jwks: readFileSync(config.signingKeysFile, 'utf8'), ...options }, now);
+  return SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json'), ...options }, now);
 }

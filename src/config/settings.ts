@@ -65,6 +65,7 @@ export const settings = {
   clockSkewSeconds: setting('CLOCK_SKEW_SECONDS', '60', 'Tolerated clock difference for assertion and proof times.', integer('CLOCK_SKEW_SECONDS', 60, 0, 300)),
   keyOverlapDays: setting('KEY_OVERLAP_DAYS', '30', 'Default days a client key stays valid after a new key is added.', integer('KEY_OVERLAP_DAYS', 30, 0, 365)),
   signingKeysFile: setting('SIGNING_KEYS_FILE', undefined, 'Private JWKS (ES512) to sign access tokens with; unset generates and stores one in `DATA_DIR`.', optionalText),
+  signingKeyPublishDelaySeconds: setting('SIGNING_KEY_PUBLISH_DELAY_SECONDS', '360', 'How long a rotated signing key is only published (JWKS) before it signs; covers JWKS caches (300 s) and the key-file reload (60 s).', integer('SIGNING_KEY_PUBLISH_DELAY_SECONDS', 360, 0, 86_400)),
   trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
   dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
   redisUrl: setting('REDIS_URL', undefined, 'Redis for shared rate-limit counters and replay caches across instances.', optionalText),

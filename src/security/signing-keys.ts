@@ -107,6 +107,18 @@ export class SigningKeyStore {
     return added.kid;
   }
 
+  /**
+   * Re-reads the key file so a rotation made by another process (the CLI, another
+   * instance) is published and, after the delay, used here too. True when keys changed.
+   */
+  async reload(): Promise<boolean> {
+    if (this.#file === undefined) return false;
+    const keys = await parseJwks(await readFile(this.#file, 'utf8'));
+    const unchanged = keys.length === this.#keys.length && keys.every((key, index) => key.kid === this.#keys[index]?.kid);
+    if (!unchanged) this.#keys = keys;
+    return !unchanged;
+  }
+
   /** The public JWKS: public members plus `kid`, `alg` and `use` only. */
   publicJwks(): { readonly keys: readonly PublishedJwk[] } {
     return {
