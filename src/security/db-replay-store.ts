@@ -5,8 +5,9 @@ import type { ReplayNamespace, ReplayStore } from './replay-store.js';
 
 /**
  * {@link ReplayStore} in the service's database, shared by every instance using it. A claim
- * is one insert against the (namespace, key) primary key; an expired row is first removed
- * in the same statement sequence, so the unique insert remains the only arbiter. Keys are
+ * is one statement: an insert against the (namespace, key) primary key that, on conflict,
+ * takes over the row only if the earlier claim has expired. The database decides, so two
+ * concurrent claims can never both win. Keys are
  * stored as their SHA-256: a `jti` is sender-chosen text, and PostgreSQL refuses some of it
  * (a NUL byte) with an error where a refusal or an acceptance is due.
  */
@@ -16,18 +17,19 @@ export class DatabaseReplayStore implements ReplayStore {
   constructor(private readonly database: Database) {}
 
   async claim(namespace: ReplayNamespace, rawKey: string, expiresAt: number, now: number): Promise<boolean> {
-    const { db, dialect } = this.database;
     const key = createHash('sha256').update(rawKey, 'utf8').digest('base64url');
     await this.sweep(now);
-    // An expired claim of this exact key may still be stored; drop it so the key is reusable.
-    await db.deleteFrom('replay_cache').where('namespace', '=', namespace).where('key', '=', key).where('expires_at', '<=', now).execute();
-    try {
-      await db.insertInto('replay_cache').values({ namespace, key, expires_at: expiresAt }).execute();
-      return true;
-    } catch (error) {
-      if (dialect.isUniqueViolation(error)) return false;
-      throw error;
-    }
+    const result = await this.database.db
+      .insertInto('replay_cache')
+      .values({ namespace, key, expires_at: expiresAt })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['namespace', 'key'])
+          .doUpdateSet({ expires_at: expiresAt })
+          .where('replay_cache.expires_at', '<=', now),
+      )
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   /** Removes expired rows at most once a minute. */

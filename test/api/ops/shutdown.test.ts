@@ -32,7 +32,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
 
 /** Whether the server has logged the arrival of a request for `url`. */
 function sawRequest(stdout: string, url: string): boolean {
-  return logLines(stdout).some((line) => line.msg === 'incoming request' && (line.req as { url?: string } | undefined)?.url === url);
+  return logLines(stdout).some((line) => line.msg === 'request received' && (line.req as { url?: string } | undefined)?.url === url);
 }
 
 function tokenForm(assertion: string): string {
@@ -50,7 +50,7 @@ describe('the real server process', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'booking-server-'));
-    server = startServer(await freePort(), { DATA_DIR: dir, SHUTDOWN_GRACE_MS: '20000' });
+    server = startServer(await freePort(), { DATA_DIR: dir, SHUTDOWN_GRACE_MS: '20000', LOG_LEVEL: 'debug' });
     await server.waitReady();
   }, 60_000);
   afterAll(async () => {
@@ -132,7 +132,7 @@ describe('the real server process', () => {
 describe('the real server process with a request that never finishes', () => {
   it('gives up after SHUTDOWN_GRACE_MS and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'booking-server-'));
-    const server = startServer(await freePort(), { DATA_DIR: dir, SHUTDOWN_GRACE_MS: '300' });
+    const server = startServer(await freePort(), { DATA_DIR: dir, SHUTDOWN_GRACE_MS: '300', LOG_LEVEL: 'debug' });
     try {
       await server.waitReady();
       const stuck = request(`${server.origin}/v1/auth/token?page=902`, { method: 'POST', agent: false, headers: { 'content-type': form, 'content-length': '1000' } });
