@@ -17,7 +17,7 @@ import { sendProblem } from './http/problem.js';
 import { RouteCatalogue } from './http/route-catalogue.js';
 import { loggerOptions, redactedPaths } from './observability/logger-options.js';
 import { Metrics } from './observability/metrics.js';
-import { installRequestLog } from './observability/request-log.js';
+import { RequestLogController } from './observability/log-controller.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
 import { apiClientKeyRoutes } from './routes/api-client-keys.js';
 import { capabilityRoutes } from './routes/capabilities.js';
@@ -92,7 +92,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => randomUUID(),
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -124,7 +124,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}) });
 
   installRouteGuard(server);
-  installRequestLog(server);
   const methods = new MethodRouter();
   server.addHook('onRoute', (route) => methods.add(route.method, route.url));
   const catalogue = new RouteCatalogue();

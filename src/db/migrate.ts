@@ -4,6 +4,7 @@ import type { Database } from './dialect.js';
 import { resourcesMigration } from './migrations/0001-resources.js';
 import { authMigration } from './migrations/0002-auth.js';
 import { auditMigration } from './migrations/0003-audit.js';
+import { compositeIndexMigration } from './migrations/0004-composite-indexes.js';
 
 /** All migrations in order; names sort lexically. */
 function migrations(database: Database): Record<string, Migration> {
@@ -11,6 +12,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0001-resources': resourcesMigration(database.dialect),
     '0002-auth': authMigration(database.dialect),
     '0003-audit': auditMigration(database.dialect),
+    '0004-composite-indexes': compositeIndexMigration(),
   };
 }
 

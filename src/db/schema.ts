@@ -41,3 +41,20 @@ export async function createResourceTable(db: Db, dialect: SqlDialect, resource:
       .execute();
   }
 }
+
+/** Name and columns of each composite index the registry declares for a resource. */
+export function compositeIndexes(resource: ResourceDef): readonly { name: string; columns: readonly string[] }[] {
+  return (resource.indexes ?? []).map((fields) => ({
+    name: `${resource.table}_live_${fields.join('_')}_idx`,
+    columns: ['tenant_id', ...fields, '_id'],
+  }));
+}
+
+/** Creates the registry's composite indexes over live rows (partial: `deleted_at IS NULL`). */
+export async function createCompositeIndexes(db: Db, resource: ResourceDef): Promise<void> {
+  for (const index of compositeIndexes(resource)) {
+    let builder = db.schema.createIndex(index.name).ifNotExists().on(resource.table).columns([...index.columns]);
+    if (resource.softDelete) builder = builder.where(sql.ref('deleted_at'), 'is', null);
+    await builder.execute();
+  }
+}

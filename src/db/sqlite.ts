@@ -101,10 +101,17 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
     if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
     return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
   });
+  // Kysely prepares every query anew; reusing prepared statements by SQL text saves the
+  // parse and plan. A statement still busy (an open iterator) is not shared.
+  const prepared = new Map<string, BetterSqlite3.Statement>();
   const timed: SqliteDatabase = {
     close: () => raw.close(),
     prepare(text: string): SqliteStatement {
-      const statement = raw.prepare(text);
+      let statement = prepared.get(text);
+      if (!statement || statement.busy) {
+        statement = raw.prepare(text);
+        if (prepared.size < 2000) prepared.set(text, statement);
+      }
       return {
         reader: statement.reader,
         all(parameters) {

@@ -1,7 +1,33 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
+import type { HelmetOptions } from 'helmet';
 import type { Config } from '../config/config.js';
+
+const helmetOptions: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+  hsts: { maxAge: 31_536_000, includeSubDomains: true },
+  frameguard: { action: 'deny' },
+  referrerPolicy: { policy: 'no-referrer' },
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+  crossOriginOpenerPolicy: { policy: 'same-origin' },
+  crossOriginEmbedderPolicy: false,
+};
+
+/**
+ * The headers helmet sets for our options, computed once. They do not depend on the
+ * request, and running the middleware per request re-parses the CSP every time.
+ */
+export function helmetHeaders(options: HelmetOptions = helmetOptions): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader: (name: string, value: string | number) => (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => delete headers[name.toLowerCase()],
+  };
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return Object.freeze(headers);
+}
 
 /**
  * Headers on every response: HSTS (one year), `nosniff`, frame denial, no referrer and a
@@ -10,15 +36,10 @@ import type { Config } from '../config/config.js';
  * is a machine-to-machine API and browsers have no business calling it by default.
  */
 export async function installSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
-    hsts: { maxAge: 31_536_000, includeSubDomains: true },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-    crossOriginOpenerPolicy: { policy: 'same-origin' },
-    crossOriginEmbedderPolicy: false,
+  const headers = helmetHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {

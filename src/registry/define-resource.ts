@@ -50,6 +50,10 @@ export function defineResource(spec: ResourceSpec): ResourceDef {
     }
   }
   const fields = { ...commonFields, ...spec.fields };
+  for (const index of spec.indexes ?? []) {
+    const unknown = index.find((name) => !(name in fields));
+    if (unknown) throw new Error(`resource ${spec.name}: index names unknown field "${unknown}"`);
+  }
   return deepFreeze({
     ...spec,
     softDelete: spec.softDelete ?? true,

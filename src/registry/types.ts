@@ -110,6 +110,11 @@ export interface ResourceSpec {
   readonly systemOwned?: boolean;
   /** Rows are soft-deleted (`deleted_at`), the default; append-only resources set false. */
   readonly softDelete?: boolean;
+  /**
+   * Composite indexes for common filter-and-sort combinations, e.g. `['status', 'start_time']`.
+   * Each is led by `tenant_id`, ends with `_id` (the sort tie-breaker) and covers live rows.
+   */
+  readonly indexes?: readonly (readonly string[])[];
   /** Resource-specific fields; the common ones are added by `defineResource`. */
   readonly fields: Readonly<Record<string, FieldDef>>;
 }

@@ -7,6 +7,7 @@
 import { createHash, createHmac, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, type JWK } from 'jose';
 import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
+import { BoundedCache } from '../lib/bounded-cache.js';
 import { TokenError } from './oauth-error.js';
 
 /** Algorithms accepted for DPoP proofs, with the public JWK members each requires. */
@@ -69,13 +70,12 @@ export async function verifyDpopProof(proof: string, options: DpopProofOptions):
   const shape = typeof alg === 'string' && Object.hasOwn(keyShapes, alg) ? keyShapes[alg] : undefined;
   if (typeof alg !== 'string' || !shape) fail('alg is not allowed');
   const jwk = publicJwk(header.jwk, shape);
-  const key = importKey(jwk);
+  const { key, jkt } = await proofKey(jwk);
   try {
     await compactVerify(proof, key, { algorithms: [alg] });
   } catch (cause) {
     fail('signature verification failed', cause);
   }
-  const jkt = await calculateJwkThumbprint(jwk, 'sha256');
   const result = checkClaims(payload, jkt, options);
   checkNonce(payload.nonce, options.nonce);
   return result;
@@ -106,6 +106,17 @@ function publicJwk(value: unknown, shape: (typeof keyShapes)[string]): JWK {
     result[member] = text;
   }
   return result;
+}
+
+// A client proves with the same key on every request: keep the imported key (jose caches
+// its conversion per key object) and the thumbprint. Invalid keys throw and are not kept.
+const proofKeys = new BoundedCache<string, Promise<{ key: KeyObject; jkt: string }>>(10_000);
+
+function proofKey(jwk: JWK): Promise<{ key: KeyObject; jkt: string }> {
+  return proofKeys.get(JSON.stringify(jwk), () => {
+    const key = importKey(jwk);
+    return calculateJwkThumbprint(jwk, 'sha256').then((jkt) => ({ key, jkt }));
+  });
 }
 
 function importKey(jwk: JWK): KeyObject {

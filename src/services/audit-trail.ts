@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { newRecordId } from '../lib/record-id.js';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import { findResource, getResource } from '../registry/index.js';
 import type { RequestContext } from './request-context.js';
@@ -28,7 +28,7 @@ const auditLogs = getResource('audit-logs');
 export async function appendAudit(trx: Db, dialect: SqlDialect, context: RequestContext, event: AuditEvent, now: number): Promise<void> {
   const at = new Date(now).toISOString();
   const record = {
-    _id: uuidv7({ msecs: now }),
+    _id: newRecordId(now),
     tenant_id: event.tenantId,
     created_at: at,
     updated_at: at,

@@ -4,6 +4,8 @@ import { validationError } from '../http/errors.js';
 import { clientKeyFromJwk, importClientPublicKey, PublicKeyError } from '../security/public-key.js';
 import type { ClientKeyAlg, ClientPublicKey } from '../security/public-key.js';
 import type { ClientKey } from '../security/client-assertion.js';
+import type { KeyObject } from 'node:crypto';
+import { BoundedCache } from '../lib/bounded-cache.js';
 
 /** A client key as the API shows it (never key material beyond the public JWK thumbprint). */
 export interface ClientKeyView {
@@ -78,6 +80,10 @@ export async function listClientKeys(db: Db, clientIds: readonly string[]): Prom
   return out;
 }
 
+// One KeyObject per stored key: jose caches its conversion per key object, so rebuilding
+// the object on every token request would pay the full import each time.
+const importedKeys = new BoundedCache<string, KeyObject>(10_000);
+
 /**
  * The verification key for an assertion: by `kid`, or the client's single current key when
  * the assertion names none.
@@ -94,7 +100,7 @@ export async function findClientKey(db: Db, clientId: string, kid: string | unde
   return {
     kid: String(row.kid),
     alg,
-    key: clientKeyFromJwk(JSON.parse(String(row.jwk)) as Record<string, string>, alg),
+    key: importedKeys.get(`${alg}:${String(row.jwk)}`, () => clientKeyFromJwk(JSON.parse(String(row.jwk)) as Record<string, string>, alg)),
     activeUntil: until === null ? null : Math.floor(Date.parse(until) / 1000),
   };
 }

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
+import { newRecordId } from '../lib/record-id.js';
 import type { Database, Db } from '../db/dialect.js';
 import { withRowLock } from '../db/row-lock.js';
 import { storedFields } from '../db/schema.js';
@@ -63,7 +63,7 @@ export class ResourceService {
       const hook = this.hookContext(trx, resource, context);
       const owner = hooks.ownerTenant ? await hooks.ownerTenant(hook, input) : ownerTenant(resource, context.principal);
       await checkReferences(trx, this.database.dialect, resource, context.principal.scope, input);
-      const initial: CreateDraft = { id: uuidv7({ msecs: hook.now }), owner, values: input };
+      const initial: CreateDraft = { id: newRecordId(hook.now), owner, values: input };
       const draft = hooks.beforeCreate ? await hooks.beforeCreate(hook, initial) : initial;
       const at = new Date(hook.now).toISOString();
       // Every stored field is present, unset ones as null, exactly as a later read shows it.

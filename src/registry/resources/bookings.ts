@@ -6,6 +6,7 @@ export const bookings = defineResource({
   description: 'A reservation of a product for a time range.',
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
+  indexes: [['status', 'start_time'], ['product_id', 'start_time']],
   fields: {
     product_id: { type: 'reference', references: 'products', description: 'Booked product.', required: true, immutable: true, filterable: true, sortable: true, gdpr: 'none' },
     user_id: { type: 'reference', references: 'users', description: 'End user the booking is for.', nullable: true, filterable: true, gdpr: 'pseudonymous' },
