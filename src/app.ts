@@ -45,6 +45,7 @@ import type { Clock } from './services/clock.js';
 import { resourceHooks } from './services/hooks/index.js';
 import { apiClientHooks } from './services/hooks/api-clients.js';
 import { tenantHooks } from './services/hooks/tenants.js';
+import { CountCache } from './services/count-cache.js';
 import { ResourceService } from './services/resource-service.js';
 import { TokenService } from './services/token-service.js';
 
@@ -76,7 +77,6 @@ export interface App {
   /** This app's Prometheus metrics (served at `/metrics`). */
   readonly metrics: Metrics;
 }
-
 
 /**
  * Builds the service: plugins and routes in a fixed order, no I/O beyond what the passed
@@ -112,7 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const resources = new ResourceService(deps.database, clock, resourceHooks({
     tenants: { ...tenantHooks, committed: (id) => tenants.forget(id) },
     'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays, onChange: forgetClient }),
-  }));
+  }), new CountCache(config.listCountCacheMs, () => clock.now()));
   const apiClients = new ApiClientAdmin(deps.database, clock, config.keyOverlapDays, forgetClient);
   const events = new SecurityEvents(deps.database, clock, server.log);
   server.addHook('onClose', () => events.flush());

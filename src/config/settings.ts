@@ -60,6 +60,7 @@ export const settings = {
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(value)) throw new Error(`LOG_LEVEL "${value}" is not a pino level`);
     return value;
   }),
+  listCountCacheMs: setting('LIST_COUNT_CACHE_MS', '1000', 'How long a list total may be reused while no write to the resource committed on this instance; 0 counts on every request.', integer('LIST_COUNT_CACHE_MS', 1000, 0, 60_000)),
   bodyLimitBytes: setting('BODY_LIMIT_BYTES', '102400', 'Largest accepted request body (413 above).', integer('BODY_LIMIT_BYTES', 102_400, 1024, 10_485_760)),
   accessTokenTtlSeconds: setting('ACCESS_TOKEN_TTL_SECONDS', '900', 'Access token lifetime (`expires_in`).', integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400)),
   clockSkewSeconds: setting('CLOCK_SKEW_SECONDS', '60', 'Tolerated clock difference for assertion and proof times.', integer('CLOCK_SKEW_SECONDS', 60, 0, 300)),

@@ -5,6 +5,7 @@ import { compileFilter, compileSort } from '../query/compile-filter.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { Principal } from '../security/principal.js';
+import type { CountCache } from './count-cache.js';
 import { tenantFilter } from './tenant-scope.js';
 import type { Row } from './record-codec.js';
 
@@ -18,7 +19,7 @@ export interface Page {
  * The page query can walk a sort index and stop after one page; the count runs only when
  * the page is full (or empty past the start), from the same filtered base.
  */
-export async function listRows(database: Database, resource: ResourceDef, principal: Principal, query: ListQuery): Promise<Page> {
+export async function listRows(database: Database, resource: ResourceDef, principal: Principal, query: ListQuery, counts?: CountCache): Promise<Page> {
   const { db, dialect } = database;
   const scoped = tenantFilter(resource, principal.scope);
   const filter = query.filter ? compileFilter(query.filter, resource, dialect) : null;
@@ -35,6 +36,15 @@ export async function listRows(database: Database, resource: ResourceDef, princi
   // A short page tells the total; otherwise count separately. (A window count in the page
   // query would make the database read and sort every match before taking one page.)
   const known = rows.length < query.perPage && (rows.length > 0 || offset === 0);
-  const total = known ? offset + rows.length : Number((await base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
+  if (known) return { rows, total: offset + rows.length };
+  const count = base.select(sql<number>`count(*)`.as('n'));
+  // The compiled count (SQL and parameters, tenant scope included) identifies the total.
+  const compiled = count.compile();
+  const key = `${resource.name}\n${compiled.sql}\n${JSON.stringify(compiled.parameters)}`;
+  const cached = counts?.get(resource.name, key);
+  if (cached !== undefined) return { rows, total: cached };
+  const generation = counts?.generation(resource.name) ?? 0;
+  const total = Number((await count.executeTakeFirstOrThrow()).n);
+  counts?.set(key, total, generation);
   return { rows, total };
 }

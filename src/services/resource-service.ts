@@ -14,6 +14,7 @@ import { nextEtag } from './etag.js';
 import { rowToRecord, recordToRow } from './record-codec.js';
 import type { ApiRecord, Row } from './record-codec.js';
 import { checkReferences } from './references.js';
+import type { CountCache } from './count-cache.js';
 import { listRows } from './list-records.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { CreateDraft, HookContext, ResourceHooks } from './resource-hooks.js';
@@ -36,11 +37,15 @@ export class ResourceService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly hooks: Readonly<Partial<Record<string, ResourceHooks>>>,
+    /** List totals; every committed write below voids the resource's cached totals. */
+    private readonly counts?: CountCache,
   ) {}
 
   /** One page of a list, presented, plus the total number of matches. */
   async list(context: RequestContext, resource: ResourceDef, query: ListQuery): Promise<{ items: ApiRecord[]; total: number }> {
-    const page = await listRows(this.database, resource, context.principal, query);
+    // Only resources written through this service invalidate their totals (not audit-logs).
+    const counts = resource.operations.includes('create') ? this.counts : undefined;
+    const page = await listRows(this.database, resource, context.principal, query, counts);
     const items = await this.presentMany(resource, context.principal, page.rows);
     if (query.fields) {
       const keep = new Set(query.fields);
@@ -59,7 +64,7 @@ export class ResourceService {
     const input = validateBody(resource, body, 'create');
     checkFieldWrites(resource, context.principal, input);
     const hooks = this.hooks[resource.name] ?? {};
-    return this.database.db.transaction().execute(async (trx) => {
+    const created = await this.database.db.transaction().execute(async (trx) => {
       const hook = this.hookContext(trx, resource, context);
       const owner = hooks.ownerTenant ? await hooks.ownerTenant(hook, input) : ownerTenant(resource, context.principal);
       await checkReferences(trx, this.database.dialect, resource, context.principal.scope, input);
@@ -79,6 +84,8 @@ export class ResourceService {
       }, hook.now);
       return { record: await this.present(resource, context.principal, row, trx), etag };
     });
+    this.committed(resource, created.record._id);
+    return created;
   }
 
   async update(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined, body: unknown): Promise<Versioned> {
@@ -108,7 +115,7 @@ export class ResourceService {
       }, hook.now);
       return { record: await this.present(resource, context.principal, { ...row, ...update }, trx), etag };
     });
-    hooks.committed?.(id);
+    this.committed(resource, id);
     return updated;
   }
 
@@ -133,7 +140,13 @@ export class ResourceService {
       const snapshot = rowToRecord(resource, this.database.dialect, row);
       await appendAudit(trx, this.database.dialect, context, { category: 'data', action: 'delete', resource: resource.name, recordId: id, tenantId: (row.tenant_id as string | null) ?? null, oldValues: snapshot, newValues: null }, now);
     });
-    this.hooks[resource.name]?.committed?.(id);
+    this.committed(resource, id);
+  }
+
+  /** After a write committed: cached totals of the resource are void; hooks drop their caches. */
+  private committed(resource: ResourceDef, id: unknown): void {
+    this.counts?.invalidate(resource.name);
+    this.hooks[resource.name]?.committed?.(String(id));
   }
 
   /** A live record within the caller's reach, optionally locked for the rest of the transaction. */
