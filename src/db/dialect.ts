@@ -21,6 +21,11 @@ export interface SqlDialect {
   fromDb(type: FieldType, value: unknown): unknown;
   /** `column` matches the RE2-checked `pattern`; never backtracks catastrophically. */
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool>;
+  /**
+   * An index column ordered like our sorts: NULL first ascending, last descending (so one
+   * index serves both directions). SQLite's native order; PostgreSQL needs `NULLS FIRST`.
+   */
+  indexColumn(name: string): RawBuilder<unknown>;
   /** Whether an error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean;
   /** Whether `SELECT … FOR UPDATE` exists (PostgreSQL); SQLite serialises writers instead. */

@@ -12,7 +12,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0001-resources': resourcesMigration(database.dialect),
     '0002-auth': authMigration(database.dialect),
     '0003-audit': auditMigration(database.dialect),
-    '0004-composite-indexes': compositeIndexMigration(),
+    '0004-composite-indexes': compositeIndexMigration(database.dialect),
   };
 }
 

@@ -50,6 +50,8 @@ export const postgresDialect: SqlDialect = {
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
     return caseInsensitive ? sql<SqlBool>`${column} ~* ${pattern}` : sql<SqlBool>`${column} ~ ${pattern}`;
   },
+  // A backward scan of an ASC NULLS FIRST index yields DESC NULLS LAST: both sort directions.
+  indexColumn: (name) => sql`${sql.ref(name)} nulls first`,
   async withExclusiveLock(db, fn) {
     // Session-level advisory lock held on one pooled connection for the whole run.
     // Waiting for another instance's migrations is not a runaway statement: lift the

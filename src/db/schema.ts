@@ -33,13 +33,15 @@ export async function createResourceTable(db: Db, dialect: SqlDialect, resource:
   await builder.execute();
 
   for (const name of ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')]) {
-    await db.schema
-      .createIndex(`${resource.table}_tenant_${name}_idx`)
-      .ifNotExists()
-      .on(resource.table)
-      .columns(['tenant_id', name])
-      .execute();
+    await createIndex(db, dialect, `${resource.table}_tenant_${name}_idx`, resource.table, ['tenant_id', name], false);
   }
+}
+
+/** An index whose columns sort like our queries do (see `SqlDialect.indexColumn`). */
+async function createIndex(db: Db, dialect: SqlDialect, name: string, table: string, columns: readonly string[], liveOnly: boolean): Promise<void> {
+  const list = sql.join(columns.map((column) => dialect.indexColumn(column)));
+  const where = liveOnly ? sql` where deleted_at is null` : sql``;
+  await sql`create index if not exists ${sql.id(name)} on ${sql.table(table)} (${list})${where}`.execute(db);
 }
 
 /** Name and columns of each composite index the registry declares for a resource. */
@@ -51,10 +53,6 @@ export function compositeIndexes(resource: ResourceDef): readonly { name: string
 }
 
 /** Creates the registry's composite indexes over live rows (partial: `deleted_at IS NULL`). */
-export async function createCompositeIndexes(db: Db, resource: ResourceDef): Promise<void> {
-  for (const index of compositeIndexes(resource)) {
-    let builder = db.schema.createIndex(index.name).ifNotExists().on(resource.table).columns([...index.columns]);
-    if (resource.softDelete) builder = builder.where(sql.ref('deleted_at'), 'is', null);
-    await builder.execute();
-  }
+export async function createCompositeIndexes(db: Db, dialect: SqlDialect, resource: ResourceDef): Promise<void> {
+  for (const index of compositeIndexes(resource)) await createIndex(db, dialect, index.name, resource.table, index.columns, resource.softDelete);
 }

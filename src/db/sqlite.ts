@@ -38,6 +38,7 @@ export const sqliteDialect: SqlDialect = {
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
     return sql<SqlBool>`re2_match(${column}, ${pattern}, ${caseInsensitive ? 'i' : ''})`;
   },
+  indexColumn: (name) => sql`${sql.ref(name)}`,
   // Several processes (server, CLI) may start on one fresh file: BEGIN IMMEDIATE takes the
   // write lock for the whole migration run (SQLite DDL needs no transaction of Kysely's).
   withExclusiveLock: (db, fn) =>

@@ -1,5 +1,5 @@
 import type { Migration } from 'kysely';
-import type { Db } from '../dialect.js';
+import type { Db, SqlDialect } from '../dialect.js';
 import { resources } from '../../registry/index.js';
 import { createCompositeIndexes } from '../schema.js';
 
@@ -8,10 +8,10 @@ import { createCompositeIndexes } from '../schema.js';
  * a filtered, sorted page then walks one index range and stops after the page, and the
  * total is counted from the index alone.
  */
-export function compositeIndexMigration(): Migration {
+export function compositeIndexMigration(dialect: SqlDialect): Migration {
   return {
     async up(db: Db) {
-      for (const resource of resources) await createCompositeIndexes(db, resource);
+      for (const resource of resources) await createCompositeIndexes(db, dialect, resource);
     },
   };
 }
