@@ -1,0 +1,82 @@
+import { parseArgs } from 'node:util';
+
+export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster'] as const;
+export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'oidc-provider'] as const;
+export type ServiceScenario = (typeof serviceScenarios)[number];
+export type ReferenceScenario = (typeof referenceScenarios)[number];
+export type ScenarioName = ServiceScenario | ReferenceScenario;
+
+export interface BenchOptions {
+  /** Seconds measured per scenario. */
+  readonly duration: number;
+  /** Seconds of unmeasured load before each measurement (JIT, caches, pools). */
+  readonly warmup: number;
+  readonly connections: number;
+  readonly database: 'sqlite' | 'postgres';
+  /** Only with `database: 'postgres'`: the server to create the throwaway database on. */
+  readonly databaseUrl: string | undefined;
+  readonly scenarios: ReadonlySet<ScenarioName>;
+  /** Largest worker count of the `cluster` scenario (it runs 1 and then this many). */
+  readonly workers: number;
+  /** Bookings of the measured tenant and audit entries to export. */
+  readonly rows: number;
+  /** Directory for V8 CPU profiles of every service process (`--cpu-prof`), or null. */
+  readonly profileDir: string | null;
+}
+
+export const usage = `Usage: npm run bench -- [options]
+
+  --duration <s>        measured seconds per scenario (default 10)
+  --warmup <s>          unmeasured load before each measurement (default 2)
+  --connections <n>     concurrent keep-alive connections (default 10)
+  --database <name>     sqlite | postgres (default: postgres when DATABASE_URL is set, else sqlite);
+                        postgres creates and drops a throwaway database on DATABASE_URL's server
+  --scenario <a,b,...>  ${[...serviceScenarios, ...referenceScenarios].join(', ')} (default all)
+  --workers <n>         largest worker count of the cluster scenario (default 2)
+  --rows <n>            bookings in the measured tenant and audit entries to export (default 100000)
+  --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)`;
+
+function positive(name: string, value: string | undefined, integer: boolean): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0 || (integer && !Number.isInteger(number))) throw new Error(`--${name} must be a positive ${integer ? 'integer' : 'number'}`);
+  return number;
+}
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '10' },
+      database: { type: 'string' },
+      scenario: { type: 'string' },
+      workers: { type: 'string', default: '2' },
+      rows: { type: 'string', default: '100000' },
+      profile: { type: 'string' },
+    },
+  });
+  const database = values.database ?? (env.DATABASE_URL ? 'postgres' : 'sqlite');
+  if (database !== 'sqlite' && database !== 'postgres') throw new Error('--database must be sqlite or postgres');
+  if (database === 'postgres' && !env.DATABASE_URL) throw new Error('--database postgres needs DATABASE_URL (a server where the benchmark may create a database)');
+  const known: readonly string[] = [...serviceScenarios, ...referenceScenarios];
+  const names = values.scenario ? values.scenario.split(',').map((s) => s.trim()).filter(Boolean) : known;
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}`);
+  const workers = positive('workers', values.workers, true);
+  if (workers < 2) throw new Error('--workers must be at least 2 (the cluster scenario compares 1 with n)');
+  const warmup = Number(values.warmup);
+  if (!Number.isFinite(warmup) || warmup < 0) throw new Error('--warmup must be 0 or more');
+  return {
+    duration: positive('duration', values.duration, false),
+    warmup,
+    connections: positive('connections', values.connections, true),
+    database,
+    databaseUrl: database === 'postgres' ? env.DATABASE_URL : undefined,
+    scenarios: new Set(names as ScenarioName[]),
+    workers,
+    rows: positive('rows', values.rows, true),
+    profileDir: values.profile ?? null,
+  };
+}

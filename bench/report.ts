@@ -1,0 +1,135 @@
+/** The run's output: one table on stdout and a JSON file under bench/results/. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './child-process.js';
+import type { CryptoLimitReport } from './crypto-limit.js';
+import type { ScenarioResult } from './harness.js';
+import type { MachineInfo } from './machine.js';
+import type { BenchOptions } from './options.js';
+
+export interface Ratio {
+  readonly name: string;
+  readonly value: number | null;
+  readonly target: number;
+  readonly met: boolean | null;
+}
+
+export interface RunReport {
+  readonly date: string;
+  readonly database: BenchOptions['database'];
+  readonly service: string;
+  readonly loadGenerator: string;
+  readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl'> & { readonly scenarios: readonly string[] };
+  readonly machine: MachineInfo;
+  readonly crypto: CryptoLimitReport | null;
+  readonly results: readonly ScenarioResult[];
+  readonly ratios: readonly Ratio[];
+  readonly clusterScaling: Readonly<Record<string, number | null>>;
+}
+
+const byName = (results: readonly ScenarioResult[], name: string) => results.find((r) => r.scenario === name);
+const divide = (a: number | undefined | null, b: number | undefined | null) => (a && b ? Math.round((a / b) * 100) / 100 : null);
+
+/** The issue's targets, each a quotient of two measured rates. */
+export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitReport | null): Ratio[] {
+  const tokens = byName(results, 'token-bearer')?.rps;
+  const list: [string, number | null, number][] = [
+    ['token-bearer ÷ oidc-provider', divide(tokens, byName(results, 'oidc-provider')?.rps), 1.3],
+    ['token-bearer ÷ crypto floor', divide(tokens, crypto?.tokenFloor.jose.concurrent), 0.8],
+    ['get-bearer ÷ bare-fastify', divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), 0.5],
+  ];
+  return list.map(([name, value, target]) => ({ name, value, target, met: value === null ? null : value >= target }));
+}
+
+/** n workers ÷ 1 worker, per cluster workload. */
+export function clusterScaling(results: readonly ScenarioResult[], workers: number): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const load of ['get-bearer', 'token-bearer']) {
+    const one = byName(results, `cluster-1w ${load}`)?.rps;
+    const many = byName(results, `cluster-${workers}w ${load}`)?.rps;
+    if (one !== undefined || many !== undefined) out[load] = divide(many, one);
+  }
+  return out;
+}
+
+/** What the "ratio vs reference" column says for a row. */
+function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], crypto: CryptoLimitReport | null): string {
+  const vs = (other: number | null | undefined, label: string, target?: number) => {
+    const value = divide(result.rps, other);
+    return value === null ? '' : `${value.toFixed(2)}× ${label}${target === undefined ? '' : ` (≥ ${target} ${value >= target ? 'met' : 'MISSED'})`}`;
+  };
+  const cluster = /^cluster-(\d+)w (.+)$/.exec(result.scenario);
+  if (cluster && cluster[1] !== '1') return vs(byName(results, `cluster-1w ${cluster[2]}`)?.rps, '1 worker');
+  switch (result.scenario) {
+    case 'token-bearer':
+      return [vs(byName(results, 'oidc-provider')?.rps, 'oidc-provider', 1.3), vs(crypto?.tokenFloor.jose.concurrent, 'crypto floor', 0.8)].filter(Boolean).join('; ');
+    case 'get-bearer':
+      return vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify', 0.5);
+    case 'token-dpop':
+      return vs(byName(results, 'token-bearer')?.rps, 'token-bearer');
+    case 'get-dpop':
+      return vs(byName(results, 'get-bearer')?.rps, 'get-bearer');
+    case 'oidc-provider':
+      return vs(crypto?.tokenFloor.jose.concurrent, 'crypto floor');
+    default:
+      return '';
+  }
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => (i >= 1 && i <= 5 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  const [head, ...body] = rows;
+  return [line(head ?? []), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+const num = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+
+export function formatReport(report: RunReport): string {
+  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'ratio vs reference']];
+  const { crypto } = report;
+  if (crypto) {
+    const floor = crypto.tokenFloor;
+    const ref = (label: string, value: number | null, note = '') => rows.push([label, num(value), '–', '–', '–', '–', note]);
+    ref(`crypto floor: token, jose (${crypto.concurrency} in flight)`, floor.jose.concurrent, 'reference');
+    ref('crypto: token, jose, one at a time', floor.jose.sequential);
+    ref('crypto: token, node:crypto sync', floor.nodeSync.sequential);
+    ref(`crypto: token, node:crypto async (${crypto.concurrency} in flight)`, floor.nodeAsync.concurrent);
+    ref(`crypto: ES512 verify, jose (${crypto.concurrency} in flight)`, crypto.es512Verify.jose.concurrent, 'uncached API call');
+    ref('crypto: ES512 verify, node:crypto sync', crypto.es512Verify.nodeSync.sequential);
+  }
+  for (const result of report.results) {
+    const failed = (result.phase?.non2xx ?? 0) + (result.phase?.errors ?? 0);
+    const notes = [ratioCell(result, report.results, crypto), failed > 0 ? `${failed} failed requests not counted` : '', result.phase?.exhausted ? 'request pool ran out' : ''];
+    rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
+  }
+  const out = [
+    `Booking service benchmark — ${report.date}, ${report.database}, ${report.service}`,
+    `${report.machine.cpuModel}, ${report.machine.cores} cores, ${report.machine.totalMemoryGb} GB, Node ${report.machine.node}, OpenSSL ${report.machine.openssl}, load average at start ${report.machine.loadAverageAtStart}`,
+    `${report.options.duration} s measured after ${report.options.warmup} s warm-up, ${report.options.connections} connections; ${report.loadGenerator}`,
+    '',
+    table(rows),
+  ];
+  const targets = report.ratios.filter((r) => r.value !== null);
+  if (targets.length > 0) {
+    out.push('', 'Targets:');
+    for (const r of targets) out.push(`  ${r.name.padEnd(30)} ${num(r.value, 2).padStart(6)}  (target ≥ ${r.target})  ${r.met ? 'met' : 'MISSED'}`);
+  }
+  const scaling = Object.entries(report.clusterScaling);
+  if (scaling.length > 0) out.push('', `Cluster scaling (${report.options.workers} workers ÷ 1): ${scaling.map(([k, v]) => `${k} ${num(v, 2)}×`).join(', ')}`);
+  const details = report.results.filter((r) => Object.keys(r.extra).length > 0);
+  if (details.length > 0) {
+    out.push('', 'Details:');
+    for (const r of details) out.push(`  ${r.scenario}: ${Object.entries(r.extra).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  }
+  return out.join('\n');
+}
+
+/** Writes bench/results/<date>-<database>.json and returns its path. */
+export function writeReport(report: RunReport): string {
+  const dir = join(repoRoot, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${report.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}-${report.database}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench`: starts the real service in a child process on fresh storage, seeds it
+ * with the operator CLI's services, and drives it over loopback with autocannon from this
+ * process (one thread; the service never shares its event loop). Reference servers run in
+ * their own processes with the same settings. Prints one table and writes
+ * bench/results/<date>-<database>.json. See BENCHMARKS.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/config.js';
+import { freePort } from './free-port.js';
+import { createFixtures } from './fixtures.js';
+import type { CryptoLimitReport } from './crypto-limit.js';
+import type { BenchContext, ScenarioResult } from './harness.js';
+import { machineInfo } from './machine.js';
+import { parseOptions, usage } from './options.js';
+import type { BenchOptions, ScenarioName } from './options.js';
+import { createThrowawayDatabase } from './postgres-database.js';
+import type { ThrowawayDatabase } from './postgres-database.js';
+import { clusterScaling, formatReport, ratios, writeReport } from './report.js';
+import type { RunReport } from './report.js';
+import { auditExportScenario } from './scenarios/audit-export.js';
+import { clusterScenario } from './scenarios/cluster.js';
+import { createScenario } from './scenarios/create.js';
+import { getScenario } from './scenarios/get-product.js';
+import { listFilteredScenario } from './scenarios/list-filtered.js';
+import { bareFastify, cryptoLimit, oidcProvider } from './scenarios/references.js';
+import { tokenScenario } from './scenarios/token.js';
+import { updateScenario } from './scenarios/update.js';
+import { withStorage } from './seed-storage.js';
+import { serviceEntry } from './service-entry.js';
+
+/** References a scenario is compared with (or sized by) run whenever that scenario runs. */
+const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
+  'token-bearer': ['crypto-limit', 'oidc-provider'],
+  'token-dpop': ['crypto-limit'],
+  'get-dpop': ['crypto-limit'],
+  'get-bearer': ['bare-fastify'],
+  cluster: ['crypto-limit'],
+  'oidc-provider': ['crypto-limit'],
+};
+
+const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<ScenarioResult | ScenarioResult[]>][] = [
+  ['token-bearer', (ctx) => tokenScenario(ctx, false)],
+  ['token-dpop', (ctx) => tokenScenario(ctx, true)],
+  ['get-bearer', (ctx) => getScenario(ctx, false)],
+  ['get-dpop', (ctx) => getScenario(ctx, true)],
+  ['list-filtered', listFilteredScenario],
+  ['create', createScenario],
+  ['update', updateScenario],
+  ['audit-export', auditExportScenario],
+  ['cluster', clusterScenario],
+];
+
+function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {
+  const all = new Set(selected);
+  for (const name of selected) for (const reference of needs[name] ?? []) all.add(reference);
+  return all;
+}
+
+async function main(options: BenchOptions): Promise<number> {
+  const scenarios = withReferences(options.scenarios);
+  const machine = machineInfo();
+  const date = new Date().toISOString();
+  const workDir = mkdtempSync(join(tmpdir(), 'booking-bench-'));
+  process.once('exit', () => rmSync(workDir, { recursive: true, force: true }));
+  let postgres: ThrowawayDatabase | undefined;
+  let failures = 0;
+  try {
+    if (options.databaseUrl) postgres = await createThrowawayDatabase(options.databaseUrl);
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const serviceEnv: Record<string, string> = {
+      DATA_DIR: join(workDir, 'data'),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: origin,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_ENABLED: 'false',
+      NODE_ENV: 'production',
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    };
+    // The child inherits this process's environment; a DATABASE_URL there must not leak into a SQLite run.
+    const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url };
+    const config = loadConfig(serviceEnv);
+    const entry = serviceEntry(options.profileDir);
+    console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
+
+    const fixtures = await withStorage(config, (database) => createFixtures(config, database, { connections: options.connections, workDir }));
+    let crypto: CryptoLimitReport | undefined;
+    if (scenarios.has('crypto-limit')) {
+      console.error('crypto-limit …');
+      crypto = await cryptoLimit(options.connections, Math.min(3, Math.max(1, options.duration / 4)));
+    }
+    const ctx: BenchContext = { options, config, origin, tokenEndpoint: config.tokenEndpoint, serviceEnv: childEnv, entry, fixtures, crypto };
+    const results: ScenarioResult[] = [];
+    const attempt = async (name: string, run: () => Promise<ScenarioResult | ScenarioResult[]>) => {
+      console.error(`${name} …`);
+      try {
+        results.push(...[await run()].flat());
+      } catch (error) {
+        failures += 1;
+        console.error(`  ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    if (scenarios.has('bare-fastify')) await attempt('bare-fastify', () => bareFastify(ctx, workDir));
+    if (scenarios.has('oidc-provider')) await attempt('oidc-provider', () => oidcProvider(ctx));
+    for (const [name, run] of serviceRuns) if (scenarios.has(name)) await attempt(name, () => run(ctx));
+
+    const report: RunReport = {
+      date,
+      database: options.database,
+      service: entry.label,
+      loadGenerator: 'autocannon 8 (programmatic API) on one thread of the benchmark process; every server in its own process',
+      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, scenarios: [...scenarios] },
+      machine,
+      crypto: crypto ?? null,
+      results,
+      ratios: ratios(results, crypto ?? null),
+      clusterScaling: clusterScaling(results, options.workers),
+    };
+    process.stdout.write(`${formatReport(report)}\n`);
+    console.error(`\nwrote ${writeReport(report)}`);
+  } finally {
+    await postgres?.drop().catch((error: unknown) => console.error(`could not drop the throwaway database: ${String(error)}`));
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+process.on('SIGINT', () => process.exit(130));
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2), process.env);
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+  process.exit(2);
+}
+process.exitCode = await main(options);

@@ -1,0 +1,43 @@
+/**
+ * `get-bearer` and `get-dpop`: `GET /v1/products/{id}` with one access token issued by the
+ * running service (so cached at issuance). DPoP calls carry a fresh pre-signed proof each,
+ * with `ath`, so every request pays one ES256 verification and one replay-store insert.
+ */
+import { es256Key } from '../jws.js';
+import { poolSize, runAgainstService } from '../harness.js';
+import type { BenchContext, Prepared, ScenarioResult } from '../harness.js';
+import { dpopProof, fetchToken, spreadIat } from '../oauth-requests.js';
+import { preflight } from '../preflight.js';
+import { buildPool } from '../request-pool.js';
+
+export async function prepareGet(ctx: BenchContext, dpop: boolean): Promise<Prepared> {
+  const path = `/v1/products/${ctx.fixtures.productId}`;
+  const dpopKey = dpop ? es256Key() : undefined;
+  const token = await fetchToken(ctx.origin, ctx.tokenEndpoint, ctx.fixtures.client, dpopKey);
+  if (!dpopKey) {
+    const headers = { authorization: `Bearer ${token}` };
+    await (await preflight(`${ctx.origin}${path}`, { headers })).arrayBuffer();
+    return { spec: { origin: ctx.origin, connections: ctx.options.connections, request: { method: 'GET', path, headers } } };
+  }
+  const count = poolSize(ctx, ctx.crypto?.es256Verify.jose.concurrent ?? 5_000);
+  const seconds = ctx.options.warmup + ctx.options.duration;
+  const htu = `${ctx.origin}${path}`;
+  const started = performance.now();
+  const pool = buildPool(count, (i) => dpopProof(dpopKey, 'GET', htu, spreadIat(i, count, seconds), token));
+  const buildSeconds = (performance.now() - started) / 1000;
+  const headers = { authorization: `DPoP ${token}` };
+  await (await preflight(htu, { headers: { ...headers, dpop: pool.take() } })).arrayBuffer();
+  return {
+    spec: {
+      origin: ctx.origin,
+      connections: ctx.options.connections,
+      limit: () => pool.remaining,
+      request: { method: 'GET', path, headers, setupRequest: (request) => ({ ...request, headers: { ...request.headers, dpop: pool.take() } }) },
+    },
+    extra: { poolSize: count, poolBuildSeconds: Math.round(buildSeconds * 100) / 100 },
+  };
+}
+
+export function getScenario(ctx: BenchContext, dpop: boolean): Promise<ScenarioResult> {
+  return runAgainstService(ctx, dpop ? 'get-dpop' : 'get-bearer', () => prepareGet(ctx, dpop));
+}
