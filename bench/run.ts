@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../test/support/free-port.js';
 import { createFixtures } from './fixtures.js';
 import type { CryptoLimitReport } from './crypto-limit.js';
 import type { BenchContext, ScenarioResult } from './harness.js';

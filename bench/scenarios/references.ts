@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot, startNode } from '../child-process.js';
 import type { CryptoLimitReport } from '../crypto-limit.js';
-import { freePort } from '../free-port.js';
+import { freePort } from '../../test/support/free-port.js';
 import { es256Key } from '../jws.js';
 import { measure, poolSize } from '../harness.js';
 import type { BenchContext, ScenarioResult } from '../harness.js';

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/dialect.js';
+import { asSystem } from '../security/principal.js';
+import { appendAudit } from './audit-trail.js';
 import type { AuditCategory } from './audit-trail.js';
 
 /** Days to keep entries, per audit category. */
@@ -54,10 +56,16 @@ export async function purgeExpiredAudit(database: Database, retention: Retention
           .limit(batchSize)
           .execute();
         if (ids.length === 0) return 0;
-        return dialect.withPurgeGate(trx, async () => {
+        const deleted = await dialect.withPurgeGate(trx, async () => {
           const result = await trx.deleteFrom('audit_logs').where('_id', 'in', ids.map((r) => String(r._id))).executeTakeFirst();
           return Number(result.numDeletedRows);
         });
+        // The purge is itself a change to the trail: recorded in the same transaction.
+        await appendAudit(trx, dialect, { principal: asSystem(), clientIp: null, requestId: null }, {
+          category: 'security', action: 'audit_purged', resource: 'audit-logs', recordId: null, tenantId: null,
+          oldValues: null, newValues: { category, deleted, cutoff },
+        }, now);
+        return deleted;
       });
       purged[category] += deleted;
       if (deleted > 0) options.onBatch?.(category, deleted);

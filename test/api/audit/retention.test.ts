@@ -52,6 +52,10 @@ describe.each(dialects)('audit retention on %s', (dialect) => {
     const report = await purgeExpiredAudit(h.database, { data: 90, security: 30 }, start, { batchSize: 2, onBatch: (_c, n) => batches.push(n) });
     expect(report.purged).toEqual({ data: 2, security: 4 });
     expect(batches.every((n) => n <= 2)).toBe(true);
+    // Each batch leaves a record of itself in the trail.
+    const purges = await h.database.db.selectFrom('audit_logs').selectAll().where('action', '=', 'audit_purged').execute();
+    expect(purges).toHaveLength(batches.length);
+    expect(purges.every((row) => row.category === 'security' && row.actor_type === 'system')).toBe(true);
     expect(await remaining()).toEqual([
       `data:${heldId}`,
       'data:r-data-1',
