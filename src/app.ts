@@ -106,7 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const clients = new ClientDirectory(deps.database, 10_000, () => clock.now());
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
   const verifier = new AccessTokenVerifier(deps.keys, { issuer: config.apiBase, audience: config.apiBase });
-  const nonces = config.dpopNonces ? new DpopNonces({ secret: randomUUID() + randomUUID() }) : undefined;
+  const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
   const forgetClient = (id: string) => clients.forget(id);
 
   const resources = new ResourceService(deps.database, clock, resourceHooks({

@@ -69,6 +69,11 @@ export const settings = {
   signingKeyPublishDelaySeconds: setting('SIGNING_KEY_PUBLISH_DELAY_SECONDS', '360', 'How long a rotated signing key is only published (JWKS) before it signs; covers JWKS caches (300 s) and the key-file reload (60 s).', integer('SIGNING_KEY_PUBLISH_DELAY_SECONDS', 360, 0, 86_400)),
   trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
   dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
+  dpopNonceSecret: setting('DPOP_NONCE_SECRET', undefined, 'Secret (≥ 32 characters) that signs DPoP nonces; set the same value on every instance, or each accepts only its own nonces. Unset: random per process.', (raw) => {
+    const value = optionalText(raw);
+    if (value !== undefined && value.length < 32) throw new Error('DPOP_NONCE_SECRET must be at least 32 characters');
+    return value;
+  }),
   redisUrl: setting('REDIS_URL', undefined, 'Redis for shared rate-limit counters and replay caches across instances.', optionalText),
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
   auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
