@@ -31,7 +31,9 @@ export async function* streamRows(database: Database, resource: ResourceDef, pri
     if (after) {
       const at = dialect.toDb('timestamp', after.created_at);
       const op = sql.raw(descending ? '<' : '>');
-      select = select.where(sql<boolean>`(created_at ${op} ${at} or (created_at = ${at} and _id ${op} ${after._id}))`);
+      // A row-value comparison: both databases turn it into one index range, where the
+      // equivalent OR form made SQLite rescan the scope for every batch.
+      select = select.where(sql<boolean>`(created_at, _id) ${op} (${at}, ${after._id})`);
     }
     const direction = descending ? 'desc' : 'asc';
     const rows = await select.orderBy('created_at', direction).orderBy('_id', direction).limit(batchSize).execute();

@@ -44,7 +44,11 @@ export function exportRoutes(database: Database, service: ResourceService) {
           let batch = first;
           while (!batch.done) {
             const records = await service.presentMany(resource, principal, batch.value);
-            yield records.map((record) => (format === 'csv' ? csvLine(columns.map((c) => record[c])) : `${JSON.stringify(pick(record, query.fields))}\n`)).join('');
+            // Chunks of 100 records stay small enough for V8's young generation; a whole
+            // batch as one string (~1 MB) lands in large-object space and lingers.
+            for (let start = 0; start < records.length; start += 100) {
+              yield records.slice(start, start + 100).map((record) => (format === 'csv' ? csvLine(columns.map((c) => record[c])) : `${JSON.stringify(pick(record, query.fields))}\n`)).join('');
+            }
             batch = await batches.next();
           }
         };
