@@ -1,8 +1,8 @@
-import { isIP } from 'node:net';
 import type { FieldDef, ResourceDef } from '../registry/types.js';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import { isCapability } from '../derive/capabilities.js';
+import { isValidCidr } from '../security/ip-allowlist.js';
 import { reservedColumns } from '../registry/define-resource.js';
 import { normaliseTimestamp } from './timestamps.js';
 
@@ -21,14 +21,8 @@ const formats: Record<NonNullable<FieldDef['format']>, (value: string) => string
     }
   },
   currency: (v) => (/^[A-Z]{3}$/.test(v) ? undefined : 'must be an ISO 4217 code (three capital letters)'),
-  cidr: (v) => {
-    const [address, bits, extra] = v.split('/');
-    const family = isIP(address ?? '');
-    if (family === 0 || extra !== undefined) return 'must be an IPv4 or IPv6 CIDR';
-    if (bits === undefined) return undefined;
-    const n = /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
-    return n >= 0 && n <= (family === 4 ? 32 : 128) ? undefined : 'has an invalid prefix length';
-  },
+  // The same parser the allowlist uses at request time: what is stored must load.
+  cidr: (v) => (isValidCidr(v) ? undefined : 'must be an IPv4 or IPv6 address or CIDR (no zone id, no leading zeros)'),
   capability: (v) => (isCapability(v) ? undefined : 'is not a known capability'),
   pem: (v) => (v.includes('-----BEGIN') ? undefined : 'must be a PEM document'),
   phone: (v) => (/^\+[1-9]\d{6,14}$/.test(v) ? undefined : 'must be an E.164 phone number (+4930123456)'),

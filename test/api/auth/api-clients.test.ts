@@ -69,6 +69,19 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
     expect(res.json().errors[0].field).toBe('kid');
   });
 
+  // Whatever is stored must load into the allowlist on every later request (a zone id once
+  // passed validation and then made every token request for the client a 500).
+  it.each(['fe80::1%eth0/64', '010.0.0.1/8', '10.0.0.0/33', '::1/129', 'not-an-ip'])('refuses the allowlist entry %j with 400 on ip_allowlist', async (cidr) => {
+    const res = await create({ name: 'robot', capabilities: ['products:list'], public_key: clientKeyPair().publicPem, ip_allowlist: [cidr] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].field).toBe('ip_allowlist');
+  });
+
+  it('accepts IPv4 and IPv6 CIDRs and bare addresses in the allowlist', async () => {
+    const res = await create({ name: 'robot', capabilities: ['products:list'], public_key: clientKeyPair().publicPem, ip_allowlist: ['127.0.0.0/8', '2001:db8::/32', '::1', '192.0.2.7'] });
+    expect(res.statusCode).toBe(201);
+  });
+
   it.each(pems)('refuses %s with 400 on field public_key and creates nothing', async (_name, pem) => {
     const before = (await h.request({ method: 'GET', url: '/v1/api-clients', token: admin })).json().total;
     const res = await create({ name: 'robot', capabilities: ['products:list'], public_key: pem });
