@@ -82,6 +82,23 @@ describe('operator CLI on sqlite', () => {
     }
   }, slow);
 
+  it('keys rotate adds a signing key, publishes it and audits the rotation', async () => {
+    const run = await runCli(['keys', 'rotate'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const result = onlyJson(run) as { kid: string; jwks: string[] };
+    expect(result.jwks).toContain(result.kid);
+    expect(result.jwks.length).toBeGreaterThanOrEqual(2);
+    const storage = await openStorageApp(env);
+    try {
+      const jwks = (await storage.app.server.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as { keys: { kid: string }[] };
+      expect(jwks.keys.map((k) => k.kid)).toContain(result.kid);
+      const entry = await storage.database.db.selectFrom('audit_logs').selectAll().where('action', '=', 'signing_key_rotated').executeTakeFirst();
+      expect(entry).toMatchObject({ category: 'security', actor_type: 'system', record_id: result.kid });
+    } finally {
+      await storage.close();
+    }
+  }, slow);
+
   it('audit purge runs the retention purge with the configured retention', async () => {
     const run = await runCli(['audit', 'purge'], { ...env, AUDIT_RETENTION_DAYS: '30', AUDIT_RETENTION_SECURITY_DAYS: '7' });
     expect(run.code, run.stderr).toBe(0);
