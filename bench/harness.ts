@@ -64,8 +64,8 @@ export async function startService(ctx: BenchContext, workers?: number): Promise
   const { entry } = ctx;
   const server =
     workers === undefined
-      ? startNode([...entry.execArgv, entry.script], ctx.serviceEnv, ctx.origin)
-      : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin);
+      ? startNode([...entry.execArgv, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin)
+      : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin);
   try {
     await server.waitReady('/ready');
   } catch (error) {

@@ -1,11 +1,14 @@
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import start from '../src/start.cjs';
 import { repoRoot } from './child-process.js';
 
-/** How to start `src/main.ts`: the script and the node flags it needs. */
+/** How to start the service: the script, the node flags and the environment it needs. */
 export interface ServiceEntry {
   readonly script: string;
   readonly execArgv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
   /** What the report says was run. */
   readonly label: string;
 }
@@ -13,23 +16,25 @@ export interface ServiceEntry {
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (name.endsWith('.ts')) newest = Math.max(newest, statSync(join(dir, name)).mtimeMs);
+    if (/\.c?ts$/.test(name)) newest = Math.max(newest, statSync(join(dir, name)).mtimeMs);
   }
   return newest;
 }
 
 /**
- * The built `dist/src/main.js` when it is newer than every file under src/ (the compiled
- * service is what production runs), else the sources through tsx: a stale build would
- * measure code that is no longer there.
+ * The built `dist/src/start.cjs` (what `npm start` runs) when it is newer than every file
+ * under src/, else the sources through tsx: a stale build would measure code that is no
+ * longer there. tsx starts libuv's pool before `start.cts` could size it, so that path
+ * gets the size `start.cts` would choose through the environment.
  */
 export function serviceEntry(profileDir: string | null): ServiceEntry {
   const profile = profileDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)];
-  const built = join(repoRoot, 'dist/src/main.js');
+  const built = join(repoRoot, 'dist/src/start.cjs');
   try {
-    if (statSync(built).mtimeMs >= newestMtime(join(repoRoot, 'src'))) return { script: built, execArgv: profile, label: 'dist/src/main.js' };
+    if (statSync(built).mtimeMs >= newestMtime(join(repoRoot, 'src'))) return { script: built, execArgv: profile, env: {}, label: 'dist/src/start.cjs' };
   } catch {
     // not built
   }
-  return { script: join(repoRoot, 'src/main.ts'), execArgv: ['--import', 'tsx', ...profile], label: 'src/main.ts (tsx)' };
+  const env = { UV_THREADPOOL_SIZE: start.threadPoolSize(process.env.UV_THREADPOOL_SIZE, availableParallelism()) };
+  return { script: join(repoRoot, 'src/main.ts'), execArgv: ['--import', 'tsx', ...profile], env, label: 'src/main.ts (tsx)' };
 }
