@@ -129,8 +129,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const catalogue = new RouteCatalogue();
   server.addHook('onRoute', (route) => catalogue.add(route));
   installDeprecation(server);
-  server.addHook('onRequest', async (request, reply) => {
+  server.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   await installSecurityHeaders(server, config);
   installSecurity(server, { authenticator, clients, tenants, events });

@@ -37,8 +37,11 @@ export function helmetHeaders(options: HelmetOptions = helmetOptions): Readonly<
  */
 export async function installSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const headers = helmetHeaders();
-  app.addHook('onRequest', (_request, reply, done) => {
+  // Set before the handler runs, so a route may still replace any of them.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
+    // Authenticated answers are private to their caller: never stored by any cache.
+    if (request.routeOptions.config?.public !== true) reply.header('cache-control', 'no-store');
     done();
   });
   if (config.corsOrigins.length > 0) {
@@ -50,10 +53,4 @@ export async function installSecurityHeaders(app: FastifyInstance, config: Confi
       maxAge: 600,
     });
   }
-  // Authenticated answers are private to their caller: never stored by any cache.
-  app.addHook('onSend', async (request, reply) => {
-    if (!reply.hasHeader('cache-control') && (request.principal || request.routeOptions.config?.public !== true)) {
-      reply.header('cache-control', 'no-store');
-    }
-  });
 }

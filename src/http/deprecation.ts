@@ -1,4 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { addRouteOnSend } from './route-hooks.js';
 
 /** A route's deprecation notice: when it was deprecated, when it goes away, where to read why. */
 export type DeprecationNotice = NonNullable<FastifyContextConfig['deprecated']>;
@@ -37,26 +38,23 @@ export function deprecationHeaders(notice: DeprecationNotice): DeprecationHeader
 
 /**
  * Announces deprecated routes: every response of a route whose config declares
- * `deprecated` (errors included, hence `onSend`) carries `Deprecation`, `Sunset` and,
+ * `deprecated` (errors included, hence a route-level `onSend`) carries `Deprecation`, `Sunset` and,
  * with a link, `Link: <…>; rel="deprecation"` next to any other links (pagination).
  * A malformed notice fails the start-up instead of the first response.
  */
 export function installDeprecation(app: FastifyInstance): void {
-  const byConfig = new WeakMap<DeprecationNotice, DeprecationHeaders>();
   app.addHook('onRoute', (route: RouteOptions) => {
     const notice = route.config?.deprecated;
-    if (notice) byConfig.set(notice, deprecationHeaders(notice));
-  });
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const notice = request.routeOptions.config.deprecated;
-    if (!notice) return payload;
-    const headers = byConfig.get(notice) ?? deprecationHeaders(notice);
-    reply.header('deprecation', headers.deprecation).header('sunset', headers.sunset);
-    if (headers.link) {
-      const existing = reply.getHeader('link');
-      const others = Array.isArray(existing) ? existing.join(', ') : existing;
-      reply.header('link', others === undefined || others === '' ? headers.link : `${String(others)}, ${headers.link}`);
-    }
-    return payload;
+    if (!notice) return;
+    const headers = deprecationHeaders(notice);
+    addRouteOnSend(route, async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      reply.header('deprecation', headers.deprecation).header('sunset', headers.sunset);
+      if (headers.link) {
+        const existing = reply.getHeader('link');
+        const others = Array.isArray(existing) ? existing.join(', ') : existing;
+        reply.header('link', others === undefined || others === '' ? headers.link : `${String(others)}, ${headers.link}`);
+      }
+      return payload;
+    });
   });
 }

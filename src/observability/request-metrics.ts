@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { addRouteOnSend } from '../http/route-hooks.js';
 import type { Metrics } from './metrics.js';
 import { unmatchedRoute } from './metrics.js';
 
@@ -43,14 +44,17 @@ function refusalReason(payload: unknown): string {
  * Process metrics start when the server listens.
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.is404 || request.routeOptions.url !== tokenRoute || request.method !== 'POST') return payload;
-    if (reply.statusCode === 200) metrics.tokenIssued();
-    else metrics.tokenRefused(refusalReason(payload));
-    return payload;
+  app.addHook('onRoute', (route) => {
+    if (route.url !== tokenRoute || route.method !== 'POST') return;
+    addRouteOnSend(route, async (_request, reply, payload) => {
+      if (reply.statusCode === 200) metrics.tokenIssued();
+      else metrics.tokenRefused(refusalReason(payload));
+      return payload;
+    });
   });
   app.addHook('onListen', async () => metrics.startProcessMetrics());
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(request.method, routeLabel(request), reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import type { Principal } from '../security/principal.js';
 import { asSystem } from '../security/principal.js';
-import { appendAudit } from './audit-trail.js';
+import { appendAuditBatch } from './audit-trail.js';
 import type { Clock } from './clock.js';
 
 /** Security events recorded in the audit trail under the `security` category. */
@@ -26,8 +26,8 @@ function actor(clientId: string | null): Principal {
 
 /**
  * Writes security events to the audit trail. Events are queued and written in one
- * transaction per batch (every `flushMs` or `maxBatch` events), so a token issuance or a
- * refusal never waits for an extra database write; `close()` flushes what is left. A
+ * transaction per batch (every `flushMs` or `maxBatch` events), with one multi-row INSERT
+ * per 200 events, so a token issuance or a refusal never waits for an extra database write; `close()` flushes what is left. A
  * failed write is logged, never turned into a failure of the request it describes.
  */
 export class SecurityEvents {
@@ -63,13 +63,12 @@ export class SecurityEvents {
 
   private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {
     try {
-      await this.database.db.transaction().execute(async (trx) => {
-        for (const { event, at } of batch) {
-          await appendAudit(trx, this.database.dialect, { principal: actor(event.clientId), clientIp: event.clientIp, requestId: event.requestId }, {
-            category: 'security', action: event.name, resource: 'api-clients', recordId: event.clientId, tenantId: event.tenantId, oldValues: null, newValues: event.details,
-          }, at);
-        }
-      });
+      const entries = batch.map(({ event, at }) => ({
+        context: { principal: actor(event.clientId), clientIp: event.clientIp, requestId: event.requestId },
+        event: { category: 'security', action: event.name, resource: 'api-clients', recordId: event.clientId, tenantId: event.tenantId, oldValues: null, newValues: event.details } as const,
+        at,
+      }));
+      await this.database.db.transaction().execute((trx) => appendAuditBatch(trx, this.database.dialect, entries));
     } catch (error) {
       this.log.error({ err: error, events: batch.length }, 'could not record security events');
     }

@@ -57,6 +57,25 @@ describe.each(dialects)('security events in the audit trail on %s', (dialect) =>
     expect(entries.some((e) => e.actor_type === 'system' && (e.new_values as Record<string, unknown>).claimed_client_id === 'no-such-client')).toBe(true);
   });
 
+  it('writes a batch larger than one INSERT completely, in the order the events happened', async () => {
+    const clientId = `batch-${dialect}`;
+    const count = 450; // three multi-row INSERTs of at most 200
+    for (let i = 0; i < count; i += 1) {
+      h.app.securityEvents.record({ name: 'token_refused', clientId, tenantId: null, clientIp: '192.0.2.1', requestId: `req-${i}`, details: { n: i } });
+    }
+    await h.app.securityEvents.flush();
+    const seen: number[] = [];
+    for (let page = 1; page <= 5; page += 1) {
+      const res = await h.request({ method: 'GET', url: `/v1/audit-logs/?category=security&record_id=${clientId}&sort=_id&per_page=100&page=${page}`, token: reader });
+      expect(res.statusCode).toBe(200);
+      for (const item of res.json().items as { new_values: { n: number }; request_id: string }[]) {
+        expect(item.request_id).toBe(`req-${item.new_values.n}`);
+        seen.push(item.new_values.n);
+      }
+    }
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
+  });
+
   it('records capability denials and IP refusals', async () => {
     const client = await h.client(null, ['products:list']);
     const token = await h.token(client);
