@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster'] as const;
-export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'oidc-provider'] as const;
+export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
 export type ReferenceScenario = (typeof referenceScenarios)[number];
 export type ScenarioName = ServiceScenario | ReferenceScenario;

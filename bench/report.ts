@@ -64,7 +64,9 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
     case 'token-bearer':
       return [vs(byName(results, 'oidc-provider')?.rps, 'oidc-provider', 1.3), vs(crypto?.tokenFloor.jose.concurrent, 'crypto floor', 0.8)].filter(Boolean).join('; ');
     case 'get-bearer':
-      return vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify', 0.5);
+      return [vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify', 0.5), vs(byName(results, 'bare-fastify-sqlite')?.rps, 'bare-fastify-sqlite')].filter(Boolean).join('; ');
+    case 'bare-fastify-sqlite':
+      return vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify');
     case 'token-dpop':
       return vs(byName(results, 'token-bearer')?.rps, 'token-bearer');
     case 'get-dpop':

@@ -25,7 +25,7 @@ import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
 import { getScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
-import { bareFastify, cryptoLimit, oidcProvider } from './scenarios/references.js';
+import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
 import { tokenScenario } from './scenarios/token.js';
 import { updateScenario } from './scenarios/update.js';
 import { withStorage } from './seed-storage.js';
@@ -36,7 +36,7 @@ const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
   'token-bearer': ['crypto-limit', 'oidc-provider'],
   'token-dpop': ['crypto-limit'],
   'get-dpop': ['crypto-limit'],
-  'get-bearer': ['bare-fastify'],
+  'get-bearer': ['bare-fastify', 'bare-fastify-sqlite'],
   cluster: ['crypto-limit'],
   'oidc-provider': ['crypto-limit'],
 };
@@ -105,6 +105,7 @@ async function main(options: BenchOptions): Promise<number> {
       }
     };
     if (scenarios.has('bare-fastify')) await attempt('bare-fastify', () => bareFastify(ctx, workDir));
+    if (scenarios.has('bare-fastify-sqlite') && options.database === 'sqlite') await attempt('bare-fastify-sqlite', () => bareFastifySqlite(ctx));
     if (scenarios.has('oidc-provider')) await attempt('oidc-provider', () => oidcProvider(ctx));
     for (const [name, run] of serviceRuns) if (scenarios.has(name)) await attempt(name, () => run(ctx));
 

@@ -1,6 +1,7 @@
 /**
  * The reference points, each in its own process and driven like the service: the crypto
- * floor, a bare Fastify route (HTTP ceiling) and node-oidc-provider (another token server
+ * floor, a bare Fastify route (HTTP ceiling), the same route with headers, token lookup
+ * and one SQLite read, and node-oidc-provider (another token server
  * doing the same cryptographic work).
  */
 import { execFile } from 'node:child_process';
@@ -35,6 +36,26 @@ export async function bareFastify(ctx: BenchContext, workDir: string): Promise<S
     const path = `/v1/products/${ctx.fixtures.productId}`;
     await (await preflight(`${origin}${path}`, {})).arrayBuffer();
     return await measure(ctx, 'bare-fastify', { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: 'Bearer x' } } } }, () => [server.pid]);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * bench/references/bare-fastify-sqlite.ts on the service's SQLite file: headers, token
+ * lookup and one primary-key read, and nothing else (SQLite runs only).
+ */
+export async function bareFastifySqlite(ctx: BenchContext): Promise<ScenarioResult> {
+  if (ctx.options.database !== 'sqlite') throw new Error('bare-fastify-sqlite reads the SQLite file; it has no PostgreSQL variant');
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), DB_FILE: join(ctx.config.dataDir, 'booking.sqlite'), TENANT_ID: ctx.fixtures.tenantId, NODE_ENV: 'production' };
+  const server = startNode(['--import', 'tsx', join(repoRoot, 'bench/references/bare-fastify-sqlite.ts')], env, origin);
+  try {
+    await server.waitReady('/ready');
+    const path = `/v1/products/${ctx.fixtures.productId}`;
+    await (await preflight(`${origin}${path}`, {})).arrayBuffer();
+    return await measure(ctx, 'bare-fastify-sqlite', { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: `Bearer ${'x'.repeat(600)}` } } } }, () => [server.pid]);
   } finally {
     await server.stop();
   }
