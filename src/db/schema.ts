@@ -1,14 +1,17 @@
 import { sql } from 'kysely';
 import type { Db, SqlDialect } from './dialect.js';
+import { memoizeWeak } from '../lib/memoize-weak.js';
 import type { ResourceDef } from '../registry/types.js';
 
 /** Fields stored as columns (computed and write-only fields are not). */
-export function storedFields(resource: ResourceDef): readonly string[] {
-  return resource.fieldNames.filter((name) => {
-    const field = resource.fields[name];
-    return field !== undefined && !field.computed && !field.writeOnly;
-  });
-}
+export const storedFields: (resource: ResourceDef) => readonly string[] = memoizeWeak((resource) =>
+  Object.freeze(
+    resource.fieldNames.filter((name) => {
+      const field = resource.fields[name];
+      return field !== undefined && !field.computed && !field.writeOnly;
+    }),
+  ),
+);
 
 /** Columns worth an index: sort keys and references, each led by the tenant for scoped scans. */
 export function indexedFields(resource: ResourceDef): readonly string[] {

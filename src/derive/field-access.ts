@@ -1,3 +1,4 @@
+import { memoizeWeak } from '../lib/memoize-weak.js';
 import type { ResourceDef } from '../registry/types.js';
 
 /** Capability needed to see a sensitive field. */
@@ -11,6 +12,6 @@ export function writeFieldCapability(resource: ResourceDef, field: string): stri
 }
 
 /** Names of the resource's sensitive fields. */
-export function sensitiveFields(resource: ResourceDef): readonly string[] {
-  return resource.fieldNames.filter((name) => resource.fields[name]?.sensitive === true);
-}
+export const sensitiveFields: (resource: ResourceDef) => readonly string[] = memoizeWeak((resource) =>
+  Object.freeze(resource.fieldNames.filter((name) => resource.fields[name]?.sensitive === true)),
+);
