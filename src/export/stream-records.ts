@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../db/dialect.js';
 import { validationError } from '../http/errors.js';
 import { compileFilter } from '../query/compile-filter.js';
+import { compileSort } from '../query/compile-sort.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { Principal } from '../security/principal.js';
@@ -19,6 +20,7 @@ export async function* streamRows(database: Database, resource: ResourceDef, pri
     throw validationError([{ field: 'sort', message: 'exports are ordered by created_at (ascending or descending) only' }]);
   }
   const descending = first.direction === 'desc';
+  const order = compileSort(query.sort, resource);
   const { db, dialect } = database;
   const scoped = tenantFilter(resource, principal.scope);
   const filter = query.filter ? compileFilter(query.filter, resource, dialect) : null;
@@ -35,8 +37,10 @@ export async function* streamRows(database: Database, resource: ResourceDef, pri
       // equivalent OR form made SQLite rescan the scope for every batch.
       select = select.where(sql<boolean>`(created_at, _id) ${op} (${at}, ${after._id})`);
     }
-    const direction = descending ? 'desc' : 'asc';
-    const rows = await select.orderBy('created_at', direction).orderBy('_id', direction).limit(batchSize).execute();
+    // The list's own ORDER BY (explicit NULL placement): PostgreSQL's default ASC is NULLS
+    // LAST, which no index on created_at serves, so every batch sorted the whole scope.
+    for (const key of order) select = select.orderBy(key);
+    const rows = await select.limit(batchSize).execute();
     if (rows.length === 0) return;
     yield rows;
     const last = rows[rows.length - 1] as Row;
