@@ -16,4 +16,9 @@ export default tseslint.config(
     files: ['cli/**', 'bench/**', 'test/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // CommonJS TypeScript (src/start.cts) can only import with `import x = require(...)`.
+    files: ['**/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

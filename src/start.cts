@@ -7,7 +7,6 @@
  * `UV_THREADPOOL_SIZE` once, when the pool first starts, and loading ES modules already
  * starts it; this file is CommonJS so that it runs before any of that.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- CommonJS on purpose (above)
 import os = require('node:os');
 
 /** The operator's `UV_THREADPOOL_SIZE` if set, else one thread per core (at least 2). */
