@@ -105,7 +105,10 @@ async function main(options: BenchOptions): Promise<number> {
       }
     };
     if (scenarios.has('bare-fastify')) await attempt('bare-fastify', () => bareFastify(ctx, workDir));
-    if (scenarios.has('bare-fastify-sqlite') && options.database === 'sqlite') await attempt('bare-fastify-sqlite', () => bareFastifySqlite(ctx));
+    if (scenarios.has('bare-fastify-sqlite')) {
+      if (options.database === 'sqlite') await attempt('bare-fastify-sqlite', () => bareFastifySqlite(ctx));
+      else console.error('bare-fastify-sqlite skipped: it reads the service’s SQLite file (SQLite runs only)');
+    }
     if (scenarios.has('oidc-provider')) await attempt('oidc-provider', () => oidcProvider(ctx));
     for (const [name, run] of serviceRuns) if (scenarios.has(name)) await attempt(name, () => run(ctx));
 

@@ -46,7 +46,6 @@ export async function bareFastify(ctx: BenchContext, workDir: string): Promise<S
  * lookup and one primary-key read, and nothing else (SQLite runs only).
  */
 export async function bareFastifySqlite(ctx: BenchContext): Promise<ScenarioResult> {
-  if (ctx.options.database !== 'sqlite') throw new Error('bare-fastify-sqlite reads the SQLite file; it has no PostgreSQL variant');
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const env = { PORT: String(port), DB_FILE: join(ctx.config.dataDir, 'booking.sqlite'), TENANT_ID: ctx.fixtures.tenantId, NODE_ENV: 'production' };
