@@ -8,7 +8,7 @@ import type { TenantScope } from '../src/security/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
 import { ApiClientAdmin } from '../src/services/api-client-admin.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
-import { appendAudit } from '../src/services/audit-trail.js';
+import { runUnitOfWork } from '../src/data/unit-of-work.js';
 import { systemClock } from '../src/services/clock.js';
 import { apiClientHooks } from '../src/services/hooks/api-clients.js';
 import { resourceHooks } from '../src/services/hooks/index.js';
@@ -71,11 +71,11 @@ export function buildOperatorServices(config: Config, database: Database) {
       const now = Math.floor(systemClock.now() / 1000);
       const keys = await openSigningKeys(config, now);
       const kid = await keys.rotate(now);
-      await database.db.transaction().execute((trx) =>
-        appendAudit(trx, database.dialect, contextIn(system.scope), {
+      await runUnitOfWork(database, { now: () => now * 1000 }, contextIn(system.scope), (unit) =>
+        unit.audit({
           category: 'security', action: 'signing_key_rotated', resource: 'signing-keys', recordId: kid, tenantId: null,
           oldValues: null, newValues: { kid, signs_from: new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString() },
-        }, now * 1000),
+        }),
       );
       return { kid, signs_from: new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString(), jwks: keys.publicJwks().keys.map((k) => k.kid) };
     },

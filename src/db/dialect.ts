@@ -15,6 +15,10 @@ export interface SqlDialect {
   readonly name: DialectName;
   /** Column type for a registry field type (used by migrations). */
   columnType(type: FieldType): string;
+  /** The data type introspection reports for a column made with {@link columnType} (lower case). */
+  introspectedType(type: FieldType): string;
+  /** Names of the indexes on `table` (the schema-drift check compares them with the registry). */
+  listIndexes(db: Db, table: string): Promise<readonly string[]>;
   /** Converts an API value (already validated) to its stored form. */
   toDb(type: FieldType, value: unknown): unknown;
   /** Converts a stored value back to its API form. */

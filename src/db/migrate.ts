@@ -5,38 +5,60 @@ import { resourcesMigration } from './migrations/0001-resources.js';
 import { authMigration } from './migrations/0002-auth.js';
 import { auditMigration } from './migrations/0003-audit.js';
 import { compositeIndexMigration } from './migrations/0004-composite-indexes.js';
+import { outboxMigration } from './migrations/0005-outbox.js';
+import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
-/** All migrations in order; names sort lexically. */
+/** All migrations in order; names sort lexically. Each states its schema as frozen data. */
 function migrations(database: Database): Record<string, Migration> {
   return {
     '0001-resources': resourcesMigration(database.dialect),
     '0002-auth': authMigration(database.dialect),
     '0003-audit': auditMigration(database.dialect),
     '0004-composite-indexes': compositeIndexMigration(database.dialect),
+    '0005-outbox': outboxMigration(database.dialect),
   };
+}
+
+/** Migration names, oldest first (upgrade tests start from each). */
+export function migrationNames(database: Database): readonly string[] {
+  return Object.keys(migrations(database)).sort();
 }
 
 export interface MigrationReport {
   readonly applied: readonly string[];
 }
 
+function migrator(database: Database, db = database.db): Migrator {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(database) };
+  return new Migrator({ db, provider });
+}
+
 /**
- * Brings the schema to the latest version. Safe when several instances start together:
- * the run holds the dialect's exclusive lock, and Kysely records what was applied.
+ * Brings the schema to the latest version, then checks it against the registry (a field
+ * declared without a migration stops the boot with a message naming it). Safe when
+ * several instances start together: the run holds the dialect's exclusive lock, and
+ * Kysely records what was applied.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationReport> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(database) };
-  return database.dialect.withExclusiveLock(database.db, async (db) => {
-    const migrator = new Migrator({ db, provider });
-    const { error, results } = await migrator.migrateToLatest();
+  const report = await database.dialect.withExclusiveLock(database.db, async (db) => {
+    const { error, results } = await migrator(database, db).migrateToLatest();
     if (error) throw new Error('database migration failed', { cause: error });
     return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  });
+  await assertSchemaMatchesRegistry(database);
+  return report;
+}
+
+/** Migrates up to and including `name` only (upgrade tests build databases at earlier levels). */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  await database.dialect.withExclusiveLock(database.db, async (db) => {
+    const { error } = await migrator(database, db).migrateTo(name);
+    if (error) throw new Error(`database migration to ${name} failed`, { cause: error });
   });
 }
 
 /** True when every known migration has been applied (readiness). */
 export async function migrationsComplete(database: Database): Promise<boolean> {
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations(database) } });
-  const all = await migrator.getMigrations();
+  const all = await migrator(database).getMigrations();
   return all.every((m) => m.executedAt !== undefined);
 }

@@ -17,6 +17,18 @@ const columnTypes: Record<FieldType, string> = {
   object: 'jsonb',
 };
 
+/** Column types as `information_schema`/Kysely's introspection names them. */
+const introspectedTypes: Record<FieldType, string> = {
+  string: 'text',
+  reference: 'text',
+  integer: 'int4',
+  number: 'float8',
+  boolean: 'bool',
+  timestamp: 'timestamptz',
+  string_list: 'jsonb',
+  object: 'jsonb',
+};
+
 /** Arbitrary constant naming this service's migration lock. */
 const migrationLockKey = 727_304_561;
 const INT8 = 20;
@@ -66,6 +78,12 @@ export const postgresDialect: SqlDialect = {
   name: 'postgres',
   supportsRowLocks: true,
   columnType: (type) => columnTypes[type],
+  introspectedType: (type) => introspectedTypes[type],
+  async listIndexes(db, table) {
+    // Constraint-backed indexes (primary key, unique path) are part of the table, not the drift check.
+    const { rows } = await sql<{ name: string }>`select i.relname as name from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid where t.relname = ${table} and t.relnamespace = 'public'::regnamespace and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)`.execute(db);
+    return rows.map((row) => row.name);
+  },
   toDb(type, value) {
     if (value === null || value === undefined) return null;
     // pg would send JS arrays as PostgreSQL arrays; jsonb wants JSON text.

@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
-import type { Db, SqlDialect } from './dialect.js';
 import { memoizeWeak } from '../lib/memoize-weak.js';
-import type { ResourceDef } from '../registry/types.js';
+import type { FieldType, ResourceDef } from '../registry/types.js';
+import { tenantIndexName } from './migration-kit.js';
 
 /** Fields stored as columns (computed and write-only fields are not). */
 export const storedFields: (resource: ResourceDef) => readonly string[] = memoizeWeak((resource) =>
@@ -22,31 +21,6 @@ export function indexedFields(resource: ResourceDef): readonly string[] {
   });
 }
 
-/** Creates a resource's table and indexes exactly as the registry describes them. */
-export async function createResourceTable(db: Db, dialect: SqlDialect, resource: ResourceDef): Promise<void> {
-  let builder = db.schema.createTable(resource.table).ifNotExists();
-  for (const name of storedFields(resource)) {
-    const field = resource.fields[name];
-    if (!field) continue;
-    builder = builder.addColumn(name, sql.raw(dialect.columnType(field.type)), (col) => (name === '_id' ? col.primaryKey() : col));
-  }
-  builder = builder.addColumn('etag', 'text', (col) => col.notNull());
-  if (resource.softDelete) builder = builder.addColumn('deleted_at', sql.raw(dialect.columnType('timestamp')));
-  if (resource.tenancy === 'node') builder = builder.addColumn('path', 'text', (col) => col.notNull().unique());
-  await builder.execute();
-
-  for (const name of ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')]) {
-    await createIndex(db, dialect, `${resource.table}_tenant_${name}_idx`, resource.table, ['tenant_id', name], false);
-  }
-}
-
-/** An index whose columns sort like our queries do (see `SqlDialect.indexColumn`). */
-async function createIndex(db: Db, dialect: SqlDialect, name: string, table: string, columns: readonly string[], liveOnly: boolean): Promise<void> {
-  const list = sql.join(columns.map((column) => dialect.indexColumn(column)));
-  const where = liveOnly ? sql` where deleted_at is null` : sql``;
-  await sql`create index if not exists ${sql.id(name)} on ${sql.table(table)} (${list})${where}`.execute(db);
-}
-
 /** Name and columns of each composite index the registry declares for a resource. */
 export function compositeIndexes(resource: ResourceDef): readonly { name: string; columns: readonly string[] }[] {
   return (resource.indexes ?? []).map((fields) => ({
@@ -55,7 +29,22 @@ export function compositeIndexes(resource: ResourceDef): readonly { name: string
   }));
 }
 
-/** Creates the registry's composite indexes over live rows (partial: `deleted_at IS NULL`). */
-export async function createCompositeIndexes(db: Db, dialect: SqlDialect, resource: ResourceDef): Promise<void> {
-  for (const index of compositeIndexes(resource)) await createIndex(db, dialect, index.name, resource.table, index.columns, resource.softDelete);
+/** A resource table as the registry says it must look after every migration ran. */
+export interface ExpectedTable {
+  readonly resource: string;
+  readonly table: string;
+  /** Column name → registry field type (bookkeeping columns included). */
+  readonly columns: ReadonlyMap<string, FieldType>;
+  readonly indexes: readonly string[];
+}
+
+/** The schema the registry implies: stored fields plus bookkeeping, tenant and composite indexes. */
+export function expectedTable(resource: ResourceDef): ExpectedTable {
+  const columns = new Map<string, FieldType>();
+  for (const name of storedFields(resource)) columns.set(name, resource.fields[name]?.type ?? 'string');
+  columns.set('etag', 'string');
+  if (resource.softDelete) columns.set('deleted_at', 'timestamp');
+  if (resource.tenancy === 'node') columns.set('path', 'string');
+  const tenantIndexes = ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')].map((c) => tenantIndexName(resource.table, c));
+  return { resource: resource.name, table: resource.table, columns, indexes: [...tenantIndexes, ...compositeIndexes(resource).map((i) => i.name)] };
 }

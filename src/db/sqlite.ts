@@ -23,6 +23,11 @@ export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
   supportsRowLocks: false,
   columnType: (type) => columnTypes[type],
+  introspectedType: (type) => columnTypes[type],
+  async listIndexes(db, table) {
+    const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
+    return rows.map((row) => row.name);
+  },
   toDb(type, value) {
     if (value === null || value === undefined) return null;
     if (type === 'boolean') return value ? 1 : 0;

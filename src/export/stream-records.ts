@@ -1,12 +1,10 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/dialect.js';
+import type { ScopedQueries } from '../data/scoped-queries.js';
 import { validationError } from '../http/errors.js';
 import { compileFilter } from '../query/compile-filter.js';
 import { compileSort } from '../query/compile-sort.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Principal } from '../security/principal.js';
-import { tenantFilter } from '../services/tenant-scope.js';
 import type { Row } from '../services/record-codec.js';
 
 /**
@@ -14,21 +12,18 @@ import type { Row } from '../services/record-codec.js';
  * stays flat whatever the total, and no connection or transaction is held while the
  * client reads (a slow reader cannot stall the database).
  */
-export async function* streamRows(database: Database, resource: ResourceDef, principal: Principal, query: ListQuery, batchSize = 1000): AsyncGenerator<Row[]> {
+export async function* streamRows(queries: ScopedQueries, resource: ResourceDef, query: ListQuery, batchSize = 1000): AsyncGenerator<Row[]> {
   const [first, second] = query.sort;
   if (!first || first.field !== 'created_at' || query.sort.length !== 2 || second?.field !== '_id') {
     throw validationError([{ field: 'sort', message: 'exports are ordered by created_at (ascending or descending) only' }]);
   }
   const descending = first.direction === 'desc';
   const order = compileSort(query.sort, resource);
-  const { db, dialect } = database;
-  const scoped = tenantFilter(resource, principal.scope);
+  const { dialect } = queries;
   const filter = query.filter ? compileFilter(query.filter, resource, dialect) : null;
   let after: { created_at: unknown; _id: unknown } | undefined;
   for (;;) {
-    let select = db.selectFrom(resource.table).selectAll();
-    if (resource.softDelete) select = select.where('deleted_at', 'is', null);
-    if (scoped) select = select.where(scoped);
+    let select = queries.scoped(resource).selectAll();
     if (filter) select = select.where(filter);
     if (after) {
       const at = dialect.toDb('timestamp', after.created_at);
@@ -40,7 +35,7 @@ export async function* streamRows(database: Database, resource: ResourceDef, pri
     // The list's own ORDER BY (explicit NULL placement): PostgreSQL's default ASC is NULLS
     // LAST, which no index on created_at serves, so every batch sorted the whole scope.
     for (const key of order) select = select.orderBy(key);
-    const rows = await select.limit(batchSize).execute();
+    const rows = (await select.limit(batchSize).execute()) as Row[];
     if (rows.length === 0) return;
     yield rows;
     const last = rows[rows.length - 1] as Row;

@@ -36,7 +36,7 @@ export function exportRoutes(database: Database, service: ResourceService) {
         const query = parseListQuery(resource, raw, { extraReserved: ['format'] });
         const { principal } = requestContext(request);
         const columns = visibleColumns(resource, principal, query.fields ?? storedFields(resource));
-        const batches = streamRows(database, resource, principal, query);
+        const batches = streamRows(service.queries(principal), resource, query);
         // Pull the first batch before answering, so a bad query is still a clean 4xx.
         const first = await batches.next();
         const lines = async function* (): AsyncGenerator<string> {

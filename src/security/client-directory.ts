@@ -1,5 +1,7 @@
 import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
+import { asSystem } from './principal.js';
 import type { Level } from './principal.js';
 import { IpAllowlist } from './ip-allowlist.js';
 
@@ -25,11 +27,15 @@ const plausibleId = /^[\x21-\x7e]{1,200}$/;
 export class ClientDirectory {
   private readonly cache = new Map<string, { state: ClientState | undefined; until: number }>();
 
+  private readonly queries: ScopedQueries;
+
   constructor(
-    private readonly database: Database,
+    database: Database,
     private readonly ttlMs = 10_000,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
+  }
 
   /** A live client by id (unscoped: authentication precedes any tenant scope). */
   async get(clientId: string): Promise<ClientState | undefined> {
@@ -37,13 +43,8 @@ export class ClientDirectory {
     const now = this.now();
     const cached = this.cache.get(clientId);
     if (cached && cached.until > now) return cached.state;
-    const { db, dialect } = this.database;
-    const row = await db
-      .selectFrom(apiClients.table)
-      .select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist'])
-      .where('_id', '=', clientId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const { dialect } = this.queries;
+    const row = await this.queries.scoped(apiClients).select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist']).where('_id', '=', clientId).executeTakeFirst();
     const state: ClientState | undefined = row && {
       clientId,
       tenantId: (row.tenant_id as string | null) ?? null,

@@ -41,12 +41,12 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
     const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
       deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
     if (!client.allowlist.allows(request.ip)) {
-      refused('ip_refused', { address: request.ip });
+      await refused('ip_refused', { address: request.ip });
       throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
     }
     const granted = grantedCapabilities(auth.claims);
     if (!granted.has(capability)) {
-      refused('capability_denied', { capability });
+      await refused('capability_denied', { capability });
       throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
     }
     request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);

@@ -1,6 +1,10 @@
 import type { Database } from '../db/dialect.js';
-import { systemScope } from './principal.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { getResource } from '../registry/index.js';
+import { asSystem, systemScope } from './principal.js';
 import type { Level, TenantScope } from './principal.js';
+
+const tenants = getResource('tenants');
 
 /**
  * Resolves tenant node ids to scopes. A node's path never changes (its parent is immutable),
@@ -13,7 +17,12 @@ export class TenantDirectory {
   /** Bumped by every {@link forget}: a lookup that raced a delete must not re-cache the node. */
   private generation = 0;
 
-  constructor(private readonly database: Database) {}
+  private readonly queries: ScopedQueries;
+
+  constructor(database: Database) {
+    // A node lookup precedes any scope: it is how a scope is found.
+    this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
+  }
 
   /** The scope of a node id (`null`/`system` → root); `undefined` when no live node has that id. */
   async resolve(nodeId: string | null): Promise<TenantScope | undefined> {
@@ -21,12 +30,7 @@ export class TenantDirectory {
     const cached = this.cache.get(nodeId);
     if (cached) return cached;
     const generation = this.generation;
-    const row = await this.database.db
-      .selectFrom('tenants')
-      .select(['_id', 'level', 'path'])
-      .where('_id', '=', nodeId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const row = await this.queries.scoped(tenants).select(['_id', 'level', 'path']).where('_id', '=', nodeId).executeTakeFirst();
     if (!row) return undefined;
     const scope: TenantScope = Object.freeze({ nodeId, level: row.level as Level, path: String(row.path) });
     if (generation !== this.generation) return scope;

@@ -1,15 +1,12 @@
 import type { Database } from '../db/dialect.js';
-import { withRowLock } from '../db/row-lock.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
-import { appendAudit } from './audit-trail.js';
+import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { Clock } from './clock.js';
 import { addClientKey, isValidKid, parsePublicKey } from './client-keys.js';
 import type { ClientKeyView } from './client-keys.js';
-import { nextEtag } from './etag.js';
 import type { RequestContext } from './request-context.js';
-import { tenantFilter } from './tenant-scope.js';
 
 const apiClients = getResource('api-clients');
 
@@ -34,28 +31,20 @@ export class ApiClientAdmin {
   async addKey(context: RequestContext, clientId: string, body: unknown): Promise<AddKeyResult> {
     const { pem, kid, overlapDays } = this.parseBody(body);
     const key = await parsePublicKey(pem, 'public_key');
-    const { db, dialect } = this.database;
-    const result = await db.transaction().execute(async (trx) => {
-      const now = this.clock.now();
-      let query = trx.selectFrom(apiClients.table).select(['_id', 'tenant_id', 'etag']).where('_id', '=', clientId).where('deleted_at', 'is', null);
-      const scoped = tenantFilter(apiClients, context.principal.scope);
-      if (scoped) query = query.where(scoped);
-      const client = await withRowLock(query, dialect, 'update').executeTakeFirst();
+    return runUnitOfWork(this.database, this.clock, context, async (unit) => {
+      const client = await unit.find(apiClients, clientId, { lock: 'update' });
       if (!client) throw notFound('api-clients');
-      const { added, retired } = await addClientKey(trx, dialect, clientId, key, kid, now, overlapDays);
-      const at = new Date(now).toISOString();
-      // The key list is part of the client's representation, so its ETag moves too.
-      await trx.updateTable(apiClients.table).set({ updated_at: dialect.toDb('timestamp', at), etag: nextEtag(String(client.etag), { key: added.kid, at }) }).where('_id', '=', clientId).execute();
-      const until = new Date(now + overlapDays * 86_400_000).toISOString();
+      const { added, retired } = await addClientKey(unit.trx, unit.dialect, clientId, key, kid, unit.now, overlapDays);
+      const until = new Date(unit.now + overlapDays * 86_400_000).toISOString();
       const retiredViews = retired.map((k) => ({ kid: k, active_until: until }));
-      await appendAudit(trx, dialect, context, {
-        category: 'data', action: 'rotate-key', resource: apiClients.name, recordId: clientId, tenantId: (client.tenant_id as string | null) ?? null,
-        oldValues: null, newValues: { kid: added.kid, alg: added.alg, thumbprint: added.thumbprint, retired: retiredViews },
-      }, now);
+      // The key list is part of the client's representation, so its ETag moves too.
+      await unit.update(apiClients, client, String(client.etag), {}, {
+        action: 'rotate-key',
+        audit: { old: null, new: { kid: added.kid, alg: added.alg, thumbprint: added.thumbprint, retired: retiredViews } },
+      });
+      unit.onCommit(() => this.onChange(clientId));
       return { client_id: clientId, kid: added.kid, key: added, retired: retiredViews };
     });
-    this.onChange(clientId);
-    return result;
   }
 
   private parseBody(body: unknown): { pem: string; kid: string | undefined; overlapDays: number } {

@@ -1,12 +1,10 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/dialect.js';
+import type { ScopedQueries } from '../data/scoped-queries.js';
 import { storedFields } from '../db/schema.js';
 import { compileFilter, compileSort } from '../query/compile-filter.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Principal } from '../security/principal.js';
 import type { CountCache } from './count-cache.js';
-import { tenantFilter } from './tenant-scope.js';
 import type { Row } from './record-codec.js';
 
 export interface Page {
@@ -19,20 +17,16 @@ export interface Page {
  * The page query can walk a sort index and stop after one page; the count runs only when
  * the page is full (or empty past the start), from the same filtered base.
  */
-export async function listRows(database: Database, resource: ResourceDef, principal: Principal, query: ListQuery, counts?: CountCache): Promise<Page> {
-  const { db, dialect } = database;
-  const scoped = tenantFilter(resource, principal.scope);
-  const filter = query.filter ? compileFilter(query.filter, resource, dialect) : null;
-  let base = db.selectFrom(resource.table);
-  if (resource.softDelete) base = base.where('deleted_at', 'is', null);
-  if (scoped) base = base.where(scoped);
+export async function listRows(queries: ScopedQueries, resource: ResourceDef, query: ListQuery, counts?: CountCache): Promise<Page> {
+  const filter = query.filter ? compileFilter(query.filter, resource, queries.dialect) : null;
+  let base = queries.scoped(resource);
   if (filter) base = base.where(filter);
 
   const columns = query.fields ? storedFields(resource).filter((f) => query.fields?.includes(f) || f === '_id') : storedFields(resource);
   let select = base.select(columns.map((c) => sql.ref(c).as(c)));
   for (const order of compileSort(query.sort, resource)) select = select.orderBy(order);
   const offset = (query.page - 1) * query.perPage;
-  const rows = await select.limit(query.perPage).offset(offset).execute();
+  const rows: readonly Row[] = await select.limit(query.perPage).offset(offset).execute();
   // A short page tells the total; otherwise count separately. (A window count in the page
   // query would make the database read and sort every match before taking one page.)
   const known = rows.length < query.perPage && (rows.length > 0 || offset === 0);

@@ -1,25 +1,16 @@
 import type { Db, SqlDialect } from '../db/dialect.js';
+import type { NewRecord, UnitOfWork } from '../data/unit-of-work.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { ApiRecord } from './record-codec.js';
-import type { RequestContext } from './request-context.js';
 
-/** What a hook may use: the open transaction and who is asking. */
+/** What a hook may use: the write's unit of work (scoped queries, actor, time) and the resource. */
 export interface HookContext {
-  readonly trx: Db;
-  readonly dialect: SqlDialect;
+  readonly unit: UnitOfWork;
   readonly resource: ResourceDef;
-  readonly context: RequestContext;
-  /** Milliseconds since the epoch, from the injected clock. */
-  readonly now: number;
 }
 
 /** A record about to be inserted. */
-export interface CreateDraft {
-  readonly id: string;
-  readonly owner: string | null;
-  readonly values: Readonly<Record<string, unknown>>;
-  readonly columns?: Readonly<Record<string, unknown>>;
-}
+export type CreateDraft = NewRecord;
 
 /**
  * Resource-specific behaviour beyond what the registry describes. Each hook runs inside
@@ -37,7 +28,7 @@ export interface ResourceHooks {
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>): Promise<void>;
   /** Adds computed fields to records about to be returned. */
   expand?(db: Db, dialect: SqlDialect, records: ApiRecord[]): Promise<void>;
-  /** Runs after an update or delete of the record committed (cache invalidation). */
+  /** Runs after a write to the record committed (cache invalidation). */
   committed?(id: string): void;
   /** Owner tenant of a new record when it differs from the caller's scope node. */
   ownerTenant?(hook: HookContext, values: Readonly<Record<string, unknown>>): Promise<string | null>;

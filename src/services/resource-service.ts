@@ -1,17 +1,16 @@
-import { newRecordId } from '../lib/record-id.js';
-import type { Database, Db } from '../db/dialect.js';
-import { withRowLock } from '../db/row-lock.js';
-import { storedFields } from '../db/schema.js';
+import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { staleEtag } from '../data/stale-etag.js';
+import { newId, runUnitOfWork } from '../data/unit-of-work.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
 import { readFieldCapability, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
-import { appendAudit } from './audit-trail.js';
 import { blockingChildren } from './cascade-check.js';
 import type { Clock } from './clock.js';
-import { nextEtag } from './etag.js';
-import { rowToRecord, recordToRow } from './record-codec.js';
+import { rowToRecord } from './record-codec.js';
 import type { ApiRecord, Row } from './record-codec.js';
 import { checkReferences } from './references.js';
 import type { CountCache } from './count-cache.js';
@@ -19,7 +18,6 @@ import { listRows } from './list-records.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { CreateDraft, HookContext, ResourceHooks } from './resource-hooks.js';
 import type { RequestContext } from './request-context.js';
-import { tenantFilter } from './tenant-scope.js';
 import { validateBody } from './validate-body.js';
 
 /** A record with its current ETag. */
@@ -29,8 +27,9 @@ export interface Versioned {
 }
 
 /**
- * Create, read, update and delete for every resource. Every query is confined by the
- * principal's tenant scope; every write commits together with its audit entry.
+ * Create, read, update and delete for every resource. Reads use scoped queries; every
+ * write is one unit of work, so the record, its audit entry and its outbox event commit
+ * together (see `src/data/unit-of-work.ts`).
  */
 export class ResourceService {
   constructor(
@@ -41,11 +40,21 @@ export class ResourceService {
     private readonly counts?: CountCache,
   ) {}
 
+  /** Scoped queries for a principal outside any transaction (reads). */
+  queries(principal: Principal): ScopedQueries {
+    return new ScopedQueries(this.database.db, this.database.dialect, principal);
+  }
+
+  /** Runs `work` as one unit of work for the caller. */
+  work<T>(context: RequestContext, work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
+    return runUnitOfWork(this.database, this.clock, context, work);
+  }
+
   /** One page of a list, presented, plus the total number of matches. */
   async list(context: RequestContext, resource: ResourceDef, query: ListQuery): Promise<{ items: ApiRecord[]; total: number }> {
     // Only resources written through this service invalidate their totals (not audit-logs).
     const counts = resource.operations.includes('create') ? this.counts : undefined;
-    const page = await listRows(this.database, resource, context.principal, query, counts);
+    const page = await listRows(this.queries(context.principal), resource, query, counts);
     const items = await this.presentMany(resource, context.principal, page.rows);
     if (query.fields) {
       const keep = new Set(query.fields);
@@ -55,7 +64,7 @@ export class ResourceService {
   }
 
   async read(context: RequestContext, resource: ResourceDef, id: string): Promise<Versioned> {
-    const row = await this.findRow(this.database.db, resource, context.principal, id, false);
+    const row = await this.queries(context.principal).find(resource, id);
     if (!row) throw notFound(resource.name);
     return { record: await this.present(resource, context.principal, row), etag: String(row.etag) };
   }
@@ -64,27 +73,18 @@ export class ResourceService {
     const input = validateBody(resource, body, 'create');
     checkFieldWrites(resource, context.principal, input);
     const hooks = this.hooks[resource.name] ?? {};
-    const created = await this.database.db.transaction().execute(async (trx) => {
-      const hook = this.hookContext(trx, resource, context);
+    const created = await this.work(context, async (unit) => {
+      const hook: HookContext = { unit, resource };
       const owner = hooks.ownerTenant ? await hooks.ownerTenant(hook, input) : ownerTenant(resource, context.principal);
-      await checkReferences(trx, this.database.dialect, resource, context.principal.scope, input);
-      const initial: CreateDraft = { id: newRecordId(hook.now), owner, values: input };
+      await checkReferences(unit, resource, input);
+      const initial: CreateDraft = { id: newId(unit), owner, values: input };
       const draft = hooks.beforeCreate ? await hooks.beforeCreate(hook, initial) : initial;
-      const at = new Date(hook.now).toISOString();
-      // Every stored field is present, unset ones as null, exactly as a later read shows it.
-      const record: ApiRecord = { ...emptyRecord(resource), ...draft.values, _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
-      checkTimeRange(record);
-      const etag = nextEtag(null, record);
-      const row = { ...recordToRow(resource, this.database.dialect, record), ...draft.columns, etag };
-      await trx.insertInto(resource.table).values(row).execute();
-      if (hooks.afterCreate) await hooks.afterCreate(hook, record, input);
-      await appendAudit(trx, this.database.dialect, context, {
-        category: 'data', action: 'create', resource: resource.name, recordId: draft.id, tenantId: draft.owner,
-        oldValues: null, newValues: rowToRecord(resource, this.database.dialect, row),
-      }, hook.now);
-      return { record: await this.present(resource, context.principal, row, trx), etag };
+      checkTimeRange(draft.values);
+      const { row, etag } = await unit.insert(resource, draft);
+      if (hooks.afterCreate) await hooks.afterCreate(hook, rowToRecord(resource, this.database.dialect, row), input);
+      this.onCommit(unit, resource, draft.id);
+      return { record: await this.present(resource, context.principal, row, unit), etag };
     });
-    this.committed(resource, created.record._id);
     return created;
   }
 
@@ -93,89 +93,56 @@ export class ResourceService {
     checkFieldWrites(resource, context.principal, changes);
     const expected = requireIfMatch(ifMatch);
     const hooks = this.hooks[resource.name] ?? {};
-    const updated = await this.database.db.transaction().execute(async (trx) => {
-      const hook = this.hookContext(trx, resource, context);
-      const row = await this.findRow(trx, resource, context.principal, id, true);
+    return this.work(context, async (unit) => {
+      const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
-      const current = rowToRecord(resource, this.database.dialect, row);
       const previous = matchEtag(expected, row.etag);
-      await checkReferences(trx, this.database.dialect, resource, context.principal.scope, changes);
-      const merged: ApiRecord = { ...current, ...changes, updated_at: new Date(hook.now).toISOString() };
+      await checkReferences(unit, resource, changes);
+      const merged: ApiRecord = { ...rowToRecord(resource, this.database.dialect, row), ...changes };
       checkTimeRange(merged);
-      if (hooks.beforeUpdate) await hooks.beforeUpdate(hook, merged, changes);
-      const etag = nextEtag(previous, merged);
-      const update = { ...recordToRow(resource, this.database.dialect, { ...changes, updated_at: merged.updated_at }), etag };
-      // Compare-and-swap on the ETag: the check and the write are one statement.
-      const result = await trx.updateTable(resource.table).set(update).where('_id', '=', id).where('etag', '=', previous).executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
-      const changed = Object.keys(changes).filter((k) => JSON.stringify(current[k]) !== JSON.stringify(merged[k]));
-      await appendAudit(trx, this.database.dialect, context, {
-        category: 'data', action: 'update', resource: resource.name, recordId: id, tenantId: (row.tenant_id as string | null) ?? null,
-        oldValues: pick(current, changed), newValues: pick(rowToRecord(resource, this.database.dialect, { ...row, ...update }), changed),
-      }, hook.now);
-      return { record: await this.present(resource, context.principal, { ...row, ...update }, trx), etag };
+      if (hooks.beforeUpdate) await hooks.beforeUpdate({ unit, resource }, merged, changes);
+      const written = await unit.update(resource, row, previous, changes);
+      this.onCommit(unit, resource, id);
+      return { record: await this.present(resource, context.principal, written.row, unit), etag: written.etag };
     });
-    this.committed(resource, id);
-    return updated;
   }
 
   async remove(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined): Promise<void> {
     const expected = requireIfMatch(ifMatch);
-    await this.database.db.transaction().execute(async (trx) => {
-      const now = this.clock.now();
-      const row = await this.findRow(trx, resource, context.principal, id, true);
+    await this.work(context, async (unit) => {
+      const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
       const previous = matchEtag(expected, row.etag);
-      const blocking = await blockingChildren(trx, resource, id);
+      const blocking = await blockingChildren(unit, resource, id);
       if (blocking.length > 0) {
         throw new ApiError('cascade_conflict', `The record still has live child records in: ${blocking.join(', ')}. Delete those first.`, { extensions: { blocking_resources: blocking } });
       }
-      const result = await trx
-        .updateTable(resource.table)
-        .set({ deleted_at: this.database.dialect.toDb('timestamp', new Date(now).toISOString()), etag: nextEtag(previous, { deleted: true }) })
-        .where('_id', '=', id)
-        .where('etag', '=', previous)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
-      const snapshot = rowToRecord(resource, this.database.dialect, row);
-      await appendAudit(trx, this.database.dialect, context, { category: 'data', action: 'delete', resource: resource.name, recordId: id, tenantId: (row.tenant_id as string | null) ?? null, oldValues: snapshot, newValues: null }, now);
+      await unit.softDelete(resource, row, previous);
+      this.onCommit(unit, resource, id);
     });
-    this.committed(resource, id);
   }
 
-  /** After a write committed: cached totals of the resource are void; hooks drop their caches. */
-  private committed(resource: ResourceDef, id: unknown): void {
-    this.counts?.invalidate(resource.name);
-    this.hooks[resource.name]?.committed?.(String(id));
-  }
-
-  /** A live record within the caller's reach, optionally locked for the rest of the transaction. */
-  private async findRow(db: Db, resource: ResourceDef, principal: Principal, id: string, lock: boolean): Promise<Row | undefined> {
-    let query = db.selectFrom(resource.table).selectAll().where('_id', '=', id);
-    if (resource.softDelete) query = query.where('deleted_at', 'is', null);
-    const scoped = tenantFilter(resource, principal.scope);
-    if (scoped) query = query.where(scoped);
-    if (lock) query = withRowLock(query, this.database.dialect, 'update');
-    return query.executeTakeFirst();
+  /** After the write commits: cached totals of the resource are void; hooks drop their caches. */
+  private onCommit(unit: UnitOfWork, resource: ResourceDef, id: string): void {
+    unit.onCommit(() => {
+      this.counts?.invalidate(resource.name);
+      this.hooks[resource.name]?.committed?.(id);
+    });
   }
 
   /** API form of rows: computed fields added, sensitive fields the caller may not see removed. */
-  async presentMany(resource: ResourceDef, principal: Principal, rows: readonly Row[], db: Db = this.database.db): Promise<ApiRecord[]> {
+  async presentMany(resource: ResourceDef, principal: Principal, rows: readonly Row[], unit?: UnitOfWork): Promise<ApiRecord[]> {
     const records = rows.map((row) => rowToRecord(resource, this.database.dialect, row));
     const hooks = this.hooks[resource.name];
-    if (hooks?.expand && records.length > 0) await hooks.expand(db, this.database.dialect, records);
+    if (hooks?.expand && records.length > 0) await hooks.expand(unit?.trx ?? this.database.db, this.database.dialect, records);
     const hidden = sensitiveFields(resource).filter((field) => !hasCapability(principal, readFieldCapability(resource, field)));
     if (hidden.length > 0) for (const record of records) for (const field of hidden) delete record[field];
     return records;
   }
 
-  private async present(resource: ResourceDef, principal: Principal, row: Row, db: Db = this.database.db): Promise<ApiRecord> {
-    const [record] = await this.presentMany(resource, principal, [row], db);
+  private async present(resource: ResourceDef, principal: Principal, row: Row, unit?: UnitOfWork): Promise<ApiRecord> {
+    const [record] = await this.presentMany(resource, principal, [row], unit);
     return record ?? {};
-  }
-
-  private hookContext(trx: Db, resource: ResourceDef, context: RequestContext): HookContext {
-    return { trx, dialect: this.database.dialect, resource, context, now: this.clock.now() };
   }
 }
 
@@ -186,10 +153,6 @@ function ownerTenant(resource: ResourceDef, principal: Principal): string | null
     throw validationError([{ field: 'X-Tenant-Id', message: 'a system-level caller must name the tenant to create this record in' }]);
   }
   return node;
-}
-
-function emptyRecord(resource: ResourceDef): ApiRecord {
-  return Object.fromEntries(storedFields(resource).map((name) => [name, null]));
 }
 
 function checkFieldWrites(resource: ResourceDef, principal: Principal, values: Readonly<Record<string, unknown>>): void {
@@ -214,17 +177,9 @@ function matchEtag(ifMatch: string, stored: unknown): string {
   throw staleEtag();
 }
 
-function staleEtag(): ApiError {
-  return new ApiError('precondition_failed', 'The record has changed since it was read (or If-Match is not its current ETag); read it again and retry with the new ETag');
-}
-
-function checkTimeRange(record: ApiRecord): void {
+function checkTimeRange(record: Readonly<Record<string, unknown>>): void {
   const { start_time: start, end_time: end } = record;
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
     throw validationError([{ field: 'end_time', message: 'must be after start_time' }]);
   }
-}
-
-function pick(record: ApiRecord, keys: readonly string[]): ApiRecord {
-  return Object.fromEntries(keys.map((k) => [k, record[k] ?? null]));
 }

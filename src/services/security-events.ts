@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import type { Principal } from '../security/principal.js';
 import { asSystem } from '../security/principal.js';
-import { appendAuditBatch } from './audit-trail.js';
+import { appendAuditBatch } from '../data/audit-trail.js';
 import type { Clock } from './clock.js';
 
 /** Security events recorded in the audit trail under the `security` category. */
@@ -24,41 +24,62 @@ function actor(clientId: string | null): Principal {
   return clientId ? { ...system, actorType: 'client', actorId: clientId, unrestricted: false } : system;
 }
 
+interface Batch {
+  readonly items: { event: SecurityEvent; at: number }[];
+  readonly written: Promise<void>;
+  resolve(): void;
+}
+
+function newBatch(): Batch {
+  let resolve = () => undefined as void;
+  const written = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { items: [], written, resolve };
+}
+
 /**
- * Writes security events to the audit trail. Events are queued and written in one
- * transaction per batch (every `flushMs` or `maxBatch` events), with one multi-row INSERT
- * per 200 events, so a token issuance or a refusal never waits for an extra database write; `close()` flushes what is left. A
- * failed write is logged, never turned into a failure of the request it describes.
+ * Writes security events to the audit trail with group commit: the first event is written
+ * at once; events arriving while a write is in flight form the next batch (one transaction,
+ * one multi-row INSERT per 200 events). {@link record} resolves once its event is
+ * committed, and callers answer the request only then — so an answered request's event
+ * survives a crash, and under load many requests share one write. A failed write is
+ * logged, never turned into a failure of the request it describes.
  */
 export class SecurityEvents {
-  private queue: { event: SecurityEvent; at: number }[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private collecting: Batch | undefined;
+  private inFlight: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
-    private readonly options: { readonly flushMs: number; readonly maxBatch: number } = { flushMs: 200, maxBatch: 500 },
   ) {}
 
-  record(event: SecurityEvent): void {
-    this.queue.push({ event, at: this.clock.now() });
-    if (this.queue.length >= this.options.maxBatch) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.options.flushMs);
-      this.timer.unref();
-    }
+  /** Queues an event; resolves when it is committed (or its write failed and was logged). */
+  record(event: SecurityEvent): Promise<void> {
+    const batch = (this.collecting ??= newBatch());
+    batch.items.push({ event, at: this.clock.now() });
+    if (!this.inFlight) this.writeNext();
+    return batch.written;
   }
 
-  /** Writes every queued event; resolves when they are committed. */
-  flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = this.flushing.then(() => (batch.length > 0 ? this.write(batch) : undefined));
-    return this.flushing;
+  /** Resolves when every event recorded so far is committed. */
+  async flush(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
+  private writeNext(): void {
+    const batch = this.collecting;
+    this.collecting = undefined;
+    if (!batch) {
+      this.inFlight = undefined;
+      return;
+    }
+    this.inFlight = this.write(batch.items).then(() => {
+      batch.resolve();
+      this.writeNext();
+    });
   }
 
   private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {

@@ -61,12 +61,12 @@ export class TokenService {
     const base = { clientIp: request.sourceIp, requestId: request.requestId ?? null };
     try {
       const response = await this.grant(request, seen);
-      this.options.events?.record({ ...base, name: 'token_issued', clientId: seen.client?.clientId ?? null, tenantId: seen.client?.tenantId ?? null, details: { scope: response.scope, token_type: response.token_type } });
+      await this.options.events?.record({ ...base, name: 'token_issued', clientId: seen.client?.clientId ?? null, tenantId: seen.client?.tenantId ?? null, details: { scope: response.scope, token_type: response.token_type } });
       return response;
     } catch (error) {
       if (error instanceof OAuthError) {
         const replay = error.privateReason.endsWith('replayed');
-        this.options.events?.record({
+        await this.options.events?.record({
           ...base,
           name: replay ? 'replay_detected' : 'token_refused',
           clientId: seen.client?.clientId ?? null,

@@ -1,4 +1,5 @@
 import { ApiError, validationError } from '../../http/errors.js';
+import { getResource } from '../../registry/index.js';
 import { hasCapability } from '../../security/principal.js';
 import type { Principal } from '../../security/principal.js';
 import { addClientKey, isValidKid, listClientKeys, parsePublicKey } from '../client-keys.js';
@@ -20,22 +21,22 @@ export function apiClientHooks(options: { readonly overlapDays: number; readonly
   return {
     async beforeCreate(hook, draft) {
       const { public_key: pem, kid, ...values } = draft.values;
-      checkGrantable(hook.context.principal, values.capabilities as string[]);
+      checkGrantable(hook.unit.principal, values.capabilities as string[]);
       if (typeof pem !== 'string') throw validationError([{ field: 'public_key', message: 'is required' }]);
       if (kid !== undefined && !isValidKid(kid)) throw validationError([{ field: 'kid', message: 'must be 1-200 printable ASCII characters without spaces' }]);
       let level = 'system';
       if (draft.owner !== null) {
-        const tenant = await hook.trx.selectFrom('tenants').select('level').where('_id', '=', draft.owner).executeTakeFirst();
+        const tenant = await hook.unit.asSystem().find(getResource('tenants'), draft.owner);
         level = String(tenant?.level ?? 'tenant');
       }
       return { ...draft, values: { ...values, client_id: draft.id, level } };
     },
     async afterCreate(hook, record, input) {
       const key = await parsePublicKey(String(input.public_key), 'public_key');
-      await addClientKey(hook.trx, hook.dialect, String(record._id), key, input.kid as string | undefined, hook.now, options.overlapDays);
+      await addClientKey(hook.unit.trx, hook.unit.dialect, String(record._id), key, input.kid as string | undefined, hook.unit.now, options.overlapDays);
     },
     async beforeUpdate(hook, _merged, changes) {
-      if (Array.isArray(changes.capabilities)) checkGrantable(hook.context.principal, changes.capabilities as string[]);
+      if (Array.isArray(changes.capabilities)) checkGrantable(hook.unit.principal, changes.capabilities as string[]);
     },
     committed: options.onChange,
     async expand(db, _dialect, records) {

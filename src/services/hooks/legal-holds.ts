@@ -1,7 +1,6 @@
 import { validationError } from '../../http/errors.js';
 import { findResource } from '../../registry/index.js';
 import type { ResourceHooks } from '../resource-hooks.js';
-import { tenantFilter } from '../tenant-scope.js';
 
 /**
  * A legal hold names a record the caller can see: the resource must exist in the registry
@@ -12,10 +11,8 @@ export const legalHoldHooks: ResourceHooks = {
   async beforeCreate(hook, draft) {
     const target = findResource(String(draft.values.resource));
     if (!target) throw validationError([{ field: 'resource', message: 'is not a resource name' }]);
-    let query = hook.trx.selectFrom(target.table).select('_id').where('_id', '=', String(draft.values.record_id));
-    const scoped = tenantFilter(target, hook.context.principal.scope);
-    if (scoped) query = query.where(scoped);
-    if (!(await query.executeTakeFirst())) throw validationError([{ field: 'record_id', message: `does not name a ${target.name} record in reach` }]);
+    const found = await hook.unit.scoped(target, { includeDeleted: true }).select('_id').where('_id', '=', String(draft.values.record_id)).executeTakeFirst();
+    if (!found) throw validationError([{ field: 'record_id', message: `does not name a ${target.name} record in reach` }]);
     return draft;
   },
 };

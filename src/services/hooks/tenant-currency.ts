@@ -1,3 +1,4 @@
+import { getResource } from '../../registry/index.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 
 const fallbackCurrency = 'EUR';
@@ -8,7 +9,7 @@ export const tenantCurrencyHooks: ResourceHooks = {
     if (typeof draft.values.currency === 'string') return draft;
     let currency = fallbackCurrency;
     if (draft.owner !== null) {
-      const tenant = await hook.trx.selectFrom('tenants').select('currency').where('_id', '=', draft.owner).executeTakeFirst();
+      const tenant = await hook.unit.asSystem().find(getResource('tenants'), draft.owner);
       if (typeof tenant?.currency === 'string') currency = tenant.currency;
     }
     return { ...draft, values: { ...draft.values, currency } };

@@ -1,4 +1,5 @@
 import { validationError } from '../../http/errors.js';
+import { getResource } from '../../registry/index.js';
 import { levelRank } from '../../security/principal.js';
 import type { Level } from '../../security/principal.js';
 import type { ResourceHooks } from '../resource-hooks.js';
@@ -10,7 +11,7 @@ import type { ResourceHooks } from '../resource-hooks.js';
 export const tenantHooks: ResourceHooks = {
   async ownerTenant(hook, values) {
     const parent = values.parent_id;
-    const scope = hook.context.principal.scope;
+    const scope = hook.unit.principal.scope;
     // An explicit null asks for a node directly below system; only the system scope may
     // place one there, and a request is never silently re-parented to the caller's node.
     if (parent === null && scope.nodeId !== null) {
@@ -24,7 +25,7 @@ export const tenantHooks: ResourceHooks = {
     let parentPath = '/';
     if (draft.owner !== null) {
       // Reach was checked by checkReferences (parent_id) or is the caller's own node.
-      const parent = await hook.trx.selectFrom('tenants').select(['level', 'path']).where('_id', '=', draft.owner).where('deleted_at', 'is', null).executeTakeFirst();
+      const parent = await hook.unit.asSystem().find(getResource('tenants'), draft.owner);
       if (!parent) throw validationError([{ field: 'parent_id', message: 'does not name an existing tenant node' }]);
       parentLevel = parent.level as Level;
       parentPath = String(parent.path);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asSystem } from '../../../src/security/principal.js';
-import { appendAudit } from '../../../src/services/audit-trail.js';
+import { appendAudit } from '../../../src/data/audit-trail.js';
 import { purgeExpiredAudit } from '../../../src/services/audit-retention.js';
 import type { Clock } from '../../../src/services/clock.js';
 import { dialects } from '../../support/databases.js';

@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScopedQueries } from '../../../src/data/scoped-queries.js';
 import { streamRows } from '../../../src/export/stream-records.js';
 import { parseListQuery } from '../../../src/query/parse-list-query.js';
 import { getResource } from '../../../src/registry/index.js';
@@ -32,7 +33,7 @@ describe.each(dialects)('export keyset batches on %s', (dialect) => {
       const query = parseListQuery(auditLogs, { sort, per_page: '100' });
       const ids: string[] = [];
       let batches = 0;
-      for await (const batch of streamRows(h.database, auditLogs, asSystem(), query, 7)) {
+      for await (const batch of streamRows(new ScopedQueries(h.database.db, h.database.dialect, asSystem()), auditLogs, query, 7)) {
         batches++;
         expect(batch.length).toBeLessThanOrEqual(7);
         ids.push(...batch.map((row) => String(row._id)));
@@ -60,8 +61,8 @@ describe.each(dialects)('export keyset batches on %s', (dialect) => {
         },
         transformResult: async (args: Parameters<KyselyPlugin['transformResult']>[0]) => args.result,
       } satisfies KyselyPlugin;
-      const database = { ...h.database, db: db.withPlugin(capture) };
-      for await (const batch of streamRows(database, auditLogs, asSystem(), parseListQuery(auditLogs, { sort }), 500)) expect(batch.length).toBeGreaterThan(0);
+      const queries = new ScopedQueries(db.withPlugin(capture), h.database.dialect, asSystem());
+      for await (const batch of streamRows(queries, auditLogs, parseListQuery(auditLogs, { sort }), 500)) expect(batch.length).toBeGreaterThan(0);
       expect(statements.length).toBeGreaterThan(0);
       for (const statement of statements) expect(statement).toMatch(expected);
     });

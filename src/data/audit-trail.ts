@@ -1,9 +1,9 @@
 import { newRecordId } from '../lib/record-id.js';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import { findResource, getResource } from '../registry/index.js';
-import type { RequestContext } from './request-context.js';
-import { recordToRow } from './record-codec.js';
-import { nextEtag } from './etag.js';
+import type { RequestContext } from '../services/request-context.js';
+import { recordToRow } from '../services/record-codec.js';
+import { nextEtag } from '../services/etag.js';
 
 export type AuditCategory = 'data' | 'security';
 
@@ -44,11 +44,13 @@ function auditRow(dialect: SqlDialect, context: RequestContext, event: AuditEven
 }
 
 /**
- * Appends an audit entry. Callers pass the transaction of the change itself, so the change
- * and its entry commit or roll back together.
+ * Appends an audit entry and returns its id. Callers pass the transaction of the change
+ * itself, so the change and its entry commit or roll back together.
  */
-export async function appendAudit(trx: Db, dialect: SqlDialect, context: RequestContext, event: AuditEvent, now: number): Promise<void> {
-  await trx.insertInto(auditLogs.table).values(auditRow(dialect, context, event, now)).execute();
+export async function appendAudit(trx: Db, dialect: SqlDialect, context: RequestContext, event: AuditEvent, now: number): Promise<string> {
+  const row = auditRow(dialect, context, event, now);
+  await trx.insertInto(auditLogs.table).values(row).execute();
+  return String(row._id);
 }
 
 /** Rows per INSERT: 15 columns each stays far below SQLite's and PostgreSQL's parameter limits. */
