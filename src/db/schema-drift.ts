@@ -1,5 +1,6 @@
 import type { Database } from './dialect.js';
 import { resources } from '../registry/index.js';
+import type { ResourceDef } from '../registry/types.js';
 import { expectedTable } from './schema.js';
 
 /**
@@ -7,11 +8,11 @@ import { expectedTable } from './schema.js';
  * Migrations are frozen data (see `migration-kit.ts`), so a field added to the registry
  * without a migration shows up here, on fresh and upgraded databases alike.
  */
-export async function schemaDrift(database: Database): Promise<string[]> {
+export async function schemaDrift(database: Database, registry: readonly ResourceDef[] = resources): Promise<string[]> {
   const { db, dialect } = database;
   const tables = new Map((await db.introspection.getTables()).map((table) => [table.name, table]));
   const problems: string[] = [];
-  for (const resource of resources) {
+  for (const resource of registry) {
     const expected = expectedTable(resource);
     const table = tables.get(expected.table);
     if (!table) {
