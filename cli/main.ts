@@ -14,6 +14,9 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   client create --name N --tenant ID|system --capabilities "a:b c:d" --public-key FILE [--kid K] [--ip-allow CIDR,CIDR]
   client add-key --client ID --public-key FILE [--kid K] [--overlap-days N]
   keys rotate                 (adds an access-token signing key; it signs after SIGNING_KEY_PUBLISH_DELAY_SECONDS)
+  actions                     (lists every declared action: <resource>.<name>, method, path, capability)
+  action run --action R.N [--tenant ID|system] [--id ID] [--body JSON] [--if-match ETAG] [--query "k=v&k2=v2"]
+                              (runs a declared action as the operator; prints {status, etag?, body?})
   audit purge                 (deletes audit entries past their retention now)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
@@ -33,6 +36,14 @@ const commands: Record<string, { options: Record<string, { type: 'string' }>; ru
   'client add-key': {
     options: { client: { type: 'string' }, 'public-key': { type: 'string' }, kid: { type: 'string' }, 'overlap-days': { type: 'string' } },
     run: (s, v) => s.addClientKey({ client: v.client, publicKeyFile: v['public-key'], kid: v.kid, overlapDays: v['overlap-days'] }),
+  },
+  actions: {
+    options: {},
+    run: async (s) => s.listActions(),
+  },
+  'action run': {
+    options: { action: { type: 'string' }, tenant: { type: 'string' }, id: { type: 'string' }, body: { type: 'string' }, 'if-match': { type: 'string' }, query: { type: 'string' } },
+    run: (s, v) => s.runAction({ action: v.action, tenant: v.tenant, id: v.id, body: v.body, ifMatch: v['if-match'], query: v.query }),
   },
   'keys rotate': {
     options: {},
@@ -66,12 +77,13 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const name = argv.slice(0, 2).join(' ');
+  // Commands are one or two words (`actions`, `tenant create`).
+  const name = commands[argv[0] ?? ''] ? (argv[0] ?? '') : argv.slice(0, 2).join(' ');
   const command = commands[name];
   if (!command) return usageError(name ? `unknown command "${name}"` : 'no command given');
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ args: [...argv.slice(2)], options: command.options, strict: true, allowPositionals: false }) as { values: Record<string, string | undefined> });
+    ({ values } = parseArgs({ args: [...argv.slice(name.split(' ').length)], options: command.options, strict: true, allowPositionals: false }) as { values: Record<string, string | undefined> });
   } catch (error) {
     return usageError((error as Error).message);
   }

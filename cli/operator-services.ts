@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
+import { runUnitOfWork } from '../src/data/unit-of-work.js';
+import { executeAction } from '../src/actions/execute.js';
+import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
-import { getResource } from '../src/registry/index.js';
+import type { QueryString } from '../src/query/list-query.js';
 import { asSystem } from '../src/security/principal.js';
 import type { TenantScope } from '../src/security/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
-import { ApiClientAdmin } from '../src/services/api-client-admin.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
-import { runUnitOfWork } from '../src/data/unit-of-work.js';
 import { systemClock } from '../src/services/clock.js';
-import { apiClientHooks } from '../src/services/hooks/api-clients.js';
-import { resourceHooks } from '../src/services/hooks/index.js';
-import { ResourceService } from '../src/services/resource-service.js';
+import { buildServices } from '../src/services/services.js';
 import { openSigningKeys } from '../src/signing-key-source.js';
 import type { RequestContext } from '../src/services/request-context.js';
 
@@ -31,28 +30,79 @@ function readKey(file: string): string {
   }
 }
 
-/** The operator's commands, running the same services as the API as the `system` actor. */
+function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw validationError([{ field: '--body', message: 'is not valid JSON' }]);
+  }
+}
+
+/** A declared action's result as one JSON value (streams, i.e. exports, are not for the CLI). */
+interface ActionOutput {
+  readonly status: number;
+  readonly etag?: string;
+  readonly body?: unknown;
+}
+
+/**
+ * The operator's commands. They run the declared actions through the same executor and the
+ * same services as the HTTP API (`src/services/services.ts`), as the `system` actor acting
+ * in the tenant node the operator names.
+ */
 export function buildOperatorServices(config: Config, database: Database) {
-  const resources = new ResourceService(database, systemClock, resourceHooks({ 'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays, onChange: () => undefined }) }));
-  const admin = new ApiClientAdmin(database, systemClock, config.keyOverlapDays);
+  const services = buildServices(config, database, systemClock);
   const tenants = new TenantDirectory(database);
   const system = asSystem();
-  const contextIn = (scope: TenantScope): RequestContext => ({ principal: { ...system, scope }, clientIp: null, requestId: null });
+
+  async function contextIn(tenant: Maybe, flag = '--tenant'): Promise<RequestContext> {
+    let scope: TenantScope | undefined = system.scope;
+    if (tenant !== undefined) {
+      scope = await tenants.resolve(tenant);
+      if (!scope) throw validationError([{ field: flag, message: `no tenant node ${tenant}` }]);
+    }
+    return { principal: { ...system, scope }, clientIp: null, requestId: null };
+  }
+
+  /** Runs the action `<resource>.<name>` as the operator. */
+  async function run(key: string, input: { tenant?: Maybe; id?: Maybe; body?: unknown; ifMatch?: Maybe; query?: QueryString }): Promise<ActionOutput> {
+    const action = findAction(key);
+    if (!action) throw validationError([{ field: 'action', message: `unknown action ${key}; see "actions"` }]);
+    if (action.path.includes(':id') && !input.id) throw validationError([{ field: '--id', message: 'is required' }]);
+    if (action.rateLimitGroup === 'exports') throw validationError([{ field: 'action', message: 'exports stream; use GET /v1/{resource}/export' }]);
+    const result = await executeAction(action, {
+      context: await contextIn(input.tenant),
+      params: input.id ? { id: input.id } : {},
+      query: input.query ?? {},
+      body: input.body,
+      ifMatch: input.ifMatch,
+      url: action.path.replace(':id', input.id ?? ''),
+    }, services);
+    return { status: result.status, ...(result.headers?.etag ? { etag: result.headers.etag } : {}), ...(result.body === undefined ? {} : { body: result.body }) };
+  }
 
   return {
+    /** Every declared action: what `action` can run. */
+    listActions() {
+      return { items: actions.map((a) => ({ action: actionKey(a), method: a.method, path: a.path, capability: a.capability })), total: actions.length };
+    },
+
+    /** `action <resource>.<name>`: any declared action, JSON body and query as given. */
+    runAction(input: { action: Maybe; tenant: Maybe; id: Maybe; body: Maybe; ifMatch: Maybe; query: Maybe }) {
+      const query = Object.fromEntries(new URLSearchParams(input.query ?? '')) as QueryString;
+      return run(need(input.action, 'action'), { tenant: input.tenant, id: input.id, ifMatch: input.ifMatch, query, ...(input.body === undefined ? {} : { body: parseJsonBody(input.body) }) });
+    },
+
     async createTenant(input: { name: Maybe; level: Maybe; parent: Maybe; currency: Maybe }) {
       const body: Record<string, unknown> = { name: need(input.name, '--name') };
       if (input.level) body.level = input.level;
       if (input.parent) body.parent_id = input.parent;
       if (input.currency) body.currency = input.currency;
-      const { record } = await resources.create(contextIn(system.scope), getResource('tenants'), body);
-      return record;
+      return (await run('tenants.create', { body })).body as Record<string, unknown>;
     },
 
     async createClient(input: { name: Maybe; tenant: Maybe; capabilities: Maybe; publicKeyFile: Maybe; kid: Maybe; ipAllow: Maybe }) {
       const tenant = need(input.tenant, '--tenant');
-      const scope = await tenants.resolve(tenant);
-      if (!scope) throw validationError([{ field: '--tenant', message: `no tenant node ${tenant}` }]);
       const body: Record<string, unknown> = {
         name: need(input.name, '--name'),
         capabilities: need(input.capabilities, '--capabilities').split(/[\s,]+/).filter(Boolean),
@@ -60,29 +110,9 @@ export function buildOperatorServices(config: Config, database: Database) {
       };
       if (input.kid) body.kid = input.kid;
       if (input.ipAllow) body.ip_allowlist = input.ipAllow.split(',').map((s) => s.trim()).filter(Boolean);
-      const { record } = await resources.create(contextIn(scope), getResource('api-clients'), body);
+      const record = (await run('api-clients.create', { tenant, body })).body as Record<string, unknown>;
       const keys = record.keys as { kid: string }[];
       return { ...record, kid: keys[keys.length - 1]?.kid };
-    },
-
-    /** Adds a signing key to the key file; running servers publish it within a minute. */
-    async rotateSigningKey() {
-      if (config.signingKeysFile) throw validationError([{ field: 'SIGNING_KEYS_FILE', message: 'keys supplied by the operator are rotated at their source' }]);
-      const now = Math.floor(systemClock.now() / 1000);
-      const keys = await openSigningKeys(config, now);
-      const kid = await keys.rotate(now);
-      await runUnitOfWork(database, { now: () => now * 1000 }, contextIn(system.scope), (unit) =>
-        unit.audit({
-          category: 'security', action: 'signing_key_rotated', resource: 'signing-keys', recordId: kid, tenantId: null,
-          oldValues: null, newValues: { kid, signs_from: new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString() },
-        }),
-      );
-      return { kid, signs_from: new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString(), jwks: keys.publicJwks().keys.map((k) => k.kid) };
-    },
-
-    /** Runs the audit retention purge now (AUDIT_RETENTION_* settings). */
-    purgeAudit() {
-      return purgeExpiredAudit(database, retentionFromConfig(config), systemClock.now());
     },
 
     async addClientKey(input: { client: Maybe; publicKeyFile: Maybe; kid: Maybe; overlapDays: Maybe }) {
@@ -92,7 +122,25 @@ export function buildOperatorServices(config: Config, database: Database) {
         if (!/^\d+$/.test(input.overlapDays)) throw validationError([{ field: '--overlap-days', message: 'must be a whole number' }]);
         body.overlap_days = Number(input.overlapDays);
       }
-      return admin.addKey(contextIn(system.scope), need(input.client, '--client'), body);
+      return (await run('api-clients.rotate-key', { id: need(input.client, '--client'), body })).body;
+    },
+
+    /** Adds a signing key to the key file; running servers publish it within a minute. */
+    async rotateSigningKey() {
+      if (config.signingKeysFile) throw validationError([{ field: 'SIGNING_KEYS_FILE', message: 'keys supplied by the operator are rotated at their source' }]);
+      const now = Math.floor(systemClock.now() / 1000);
+      const keys = await openSigningKeys(config, now);
+      const kid = await keys.rotate(now);
+      const signsFrom = new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString();
+      await runUnitOfWork(database, { now: () => now * 1000 }, await contextIn(undefined), (unit) =>
+        unit.audit({ category: 'security', action: 'signing_key_rotated', resource: 'signing-keys', recordId: kid, tenantId: null, oldValues: null, newValues: { kid, signs_from: signsFrom } }),
+      );
+      return { kid, signs_from: signsFrom, jwks: keys.publicJwks().keys.map((k) => k.kid) };
+    },
+
+    /** Runs the audit retention purge now (AUDIT_RETENTION_* settings). */
+    purgeAudit() {
+      return purgeExpiredAudit(database, retentionFromConfig(config), systemClock.now());
     },
   };
 }

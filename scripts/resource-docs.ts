@@ -1,4 +1,4 @@
-import { capabilities } from '../src/derive/capabilities.js';
+import { capabilities, subOperationsOf } from '../src/derive/capabilities.js';
 import { childRelations, resources } from '../src/registry/index.js';
 import type { FieldDef, ResourceDef } from '../src/registry/types.js';
 
@@ -24,7 +24,7 @@ function type(field: FieldDef): string {
 
 function resourceSection(resource: ResourceDef): string {
   const lines = [`## \`${resource.name}\``, '', resource.description, ''];
-  lines.push(`Operations: ${resource.operations.join(', ')}${resource.subOperations.length ? `; sub-operations: ${resource.subOperations.join(', ')}` : ''}.`);
+  lines.push(`Operations: ${resource.operations.join(', ')}${subOperationsOf(resource).length ? `; sub-operations: ${subOperationsOf(resource).join(', ')}` : ''}.`);
   const children = childRelations(resource.name).map((c) => `${c.resource.name}.${c.field}`);
   if (resource.tenancy === 'node') children.push('every record stored in the node');
   if (children.length) lines.push(`Cascade deny: a delete is refused (409) while live children exist in ${children.join(', ')}.`);

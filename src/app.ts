@@ -19,13 +19,12 @@ import { loggerOptions, redactedPaths } from './observability/logger-options.js'
 import { Metrics } from './observability/metrics.js';
 import { RequestLogController } from './observability/log-controller.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
-import { apiClientKeyRoutes } from './routes/api-client-keys.js';
+import { actions } from './actions/index.js';
+import { actionRoutes } from './routes/actions.js';
 import { capabilityRoutes } from './routes/capabilities.js';
-import { exportRoutes } from './routes/exports.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { operationsRoutes } from './routes/operations.js';
-import { resourceRoutes } from './routes/resources.js';
 import { tokenRoutes } from './routes/token.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 import { AccessTokenVerifier } from './security/access-token.js';
@@ -39,14 +38,12 @@ import type { ReplayStore } from './security/replay-store.js';
 import './security/route-config.js';
 import type { SigningKeyStore } from './security/signing-keys.js';
 import { TenantDirectory } from './security/tenant-directory.js';
-import { ApiClientAdmin } from './services/api-client-admin.js';
+import type { ApiClientAdmin } from './services/api-client-admin.js';
 import { epochSeconds, systemClock } from './services/clock.js';
 import type { Clock } from './services/clock.js';
-import { resourceHooks } from './services/hooks/index.js';
-import { apiClientHooks } from './services/hooks/api-clients.js';
-import { tenantHooks } from './services/hooks/tenants.js';
 import { CountCache } from './services/count-cache.js';
-import { ResourceService } from './services/resource-service.js';
+import type { ResourceService } from './services/resource-service.js';
+import { buildServices } from './services/services.js';
 import { TokenService } from './services/token-service.js';
 
 export interface AppDeps {
@@ -107,13 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
   const verifier = new AccessTokenVerifier(deps.keys, { issuer: config.apiBase, audience: config.apiBase });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
-  const forgetClient = (id: string) => clients.forget(id);
-
-  const resources = new ResourceService(deps.database, clock, resourceHooks({
-    tenants: { ...tenantHooks, committed: (id) => tenants.forget(id) },
-    'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays, onChange: forgetClient }),
-  }), new CountCache(config.listCountCacheMs, () => clock.now()));
-  const apiClients = new ApiClientAdmin(deps.database, clock, config.keyOverlapDays, forgetClient);
+  const services = buildServices(config, deps.database, clock, { client: (id) => clients.forget(id), tenant: (id) => tenants.forget(id) }, new CountCache(config.listCountCacheMs, () => clock.now()));
   const events = new SecurityEvents(deps.database, clock, server.log);
   server.addHook('onClose', () => events.flush());
   const tokens = new TokenService({
@@ -163,9 +154,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
-  await server.register(apiClientKeyRoutes(apiClients));
-  await server.register(exportRoutes(deps.database, resources));
-  await server.register(resourceRoutes(resources, config.publicUrl));
+  await server.register(actionRoutes(actions, services));
   await server.register(openApiRoutes(config, catalogue));
-  return { server, resources, apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
+  return { server, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

@@ -1,3 +1,4 @@
+import { apiPrefix, tokenPath } from '../http/api-paths.js';
 import { settings } from './settings.js';
 import type { Settings } from './settings.js';
 
@@ -51,11 +52,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => s
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('PUBLIC_URL must be http(s)');
   if (parsed.search || parsed.hash) throw new Error('PUBLIC_URL must not carry a query or fragment');
-  const apiBase = `${publicUrl}/v1`;
+  const apiBase = `${publicUrl}${apiPrefix}`;
   return Object.freeze({
     ...(values as unknown as Values),
     publicUrl,
     apiBase,
-    tokenEndpoint: `${apiBase}/auth/token`,
+    tokenEndpoint: `${publicUrl}${tokenPath}`,
   });
 }

@@ -1,3 +1,4 @@
+import { actions } from '../actions/index.js';
 import { resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
 import { readFieldCapability, sensitiveFields, writeFieldCapability } from './field-access.js';
@@ -23,13 +24,22 @@ const operationText: Record<string, string> = {
   export: 'Export',
 };
 
+/**
+ * A resource's sub-operations, sorted: those declared as actions, and those the registry
+ * reserves (`subOperations`) ahead of their action.
+ */
+export function subOperationsOf(resource: ResourceDef): readonly string[] {
+  const declared = actions.filter((a) => a.resource === resource.name && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
+  return [...new Set([...resource.subOperations, ...declared])].sort();
+}
+
 function resourceCapabilities(resource: ResourceDef): CapabilityInfo[] {
   const out: CapabilityInfo[] = resource.operations.map((op) => ({
     name: `${resource.name}:${op}`,
     resource: resource.name,
     description: `${operationText[op] ?? op} ${resource.name}.`,
   }));
-  for (const sub of resource.subOperations) {
+  for (const sub of subOperationsOf(resource)) {
     out.push({ name: `${resource.name}:${sub}`, resource: resource.name, description: `Run the ${sub} operation on ${resource.name}.` });
   }
   for (const field of sensitiveFields(resource)) {
@@ -39,7 +49,7 @@ function resourceCapabilities(resource: ResourceDef): CapabilityInfo[] {
   return out;
 }
 
-/** Every capability the service knows, derived from the registry; sorted by name. */
+/** Every capability the service knows, derived from the registry and the actions; sorted by name. */
 export const capabilities: readonly CapabilityInfo[] = Object.freeze(
   [...resources.flatMap(resourceCapabilities), ...serviceCapabilities].sort((a, b) => a.name.localeCompare(b.name)),
 );

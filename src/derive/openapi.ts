@@ -1,15 +1,16 @@
 import type { Config } from '../config/config.js';
 import type { RouteInfo } from '../http/route-catalogue.js';
+import { actions } from '../actions/index.js';
 import { resources } from '../registry/index.js';
 import { authOperations, authSchemas } from './openapi/auth-operations.js';
 import { headerComponents, parameterComponents } from './openapi/headers.js';
 import { whereParameter } from './openapi/list-parameters.js';
 import { problemResponseComponents, problemSchema } from './openapi/problems.js';
-import { resourceOperations } from './openapi/resource-operations.js';
 import { resourceSchemas } from './openapi/resource-schemas.js';
-import { routePaths } from './openapi/route-paths.js';
+import { openApiPath, routePaths } from './openapi/route-paths.js';
 import { securitySchemes } from './openapi/security-schemes.js';
 import { serviceOperations, serviceSchemas } from './openapi/service-operations.js';
+import { operationKey } from './openapi/types.js';
 import type { OpenApiDocument } from './openapi/types.js';
 
 export type { OpenApiDocument } from './openapi/types.js';
@@ -42,12 +43,13 @@ const otherTags = [
 /**
  * The OpenAPI 3.1 document of the service, derived from the registry and the routes the
  * application registered (a pure function: the same inputs give the same document).
- * Each route becomes an operation, detailed from the registry where the route is a
- * resource route and from the service catalogue otherwise; access (`security`,
+ * Each route becomes an operation, detailed from its action declaration (resource
+ * operations and sub-operations) or from the service catalogue; access (`security`,
  * `x-capability`) and deprecation come from each route's own config.
  */
 export function buildOpenApi(config: Config, routes: readonly RouteInfo[]): OpenApiDocument {
-  const known = new Map([...resourceOperations(), ...authOperations(), ...serviceOperations()]);
+  const declared = actions.map((action) => [operationKey(action.method, openApiPath(action.path)), action.openapi] as const);
+  const known = new Map([...declared, ...authOperations(), ...serviceOperations()]);
   return {
     openapi: '3.1.0',
     info: {

@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
 
-/** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
-export type RateLimitGroup = 'token' | 'reads' | 'writes' | 'exports' | 'public';
+import type { RateLimitGroup } from './rate-limit-group.js';
+
+export type { RateLimitGroup } from './rate-limit-group.js';
 
 export interface RateLimitPolicy {
   readonly group: RateLimitGroup;
@@ -27,11 +28,15 @@ export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGrou
   };
 }
 
-/** The group a route belongs to, from its URL, method and route config. */
+/**
+ * The group a route belongs to: the one it declares (actions and the token endpoint do),
+ * else public for public routes, reads for GET and writes for the rest. Never guessed
+ * from the URL.
+ */
 export function groupOf(route: Pick<RouteOptions, 'url' | 'method' | 'config'>): RateLimitGroup {
-  if (route.url === '/v1/auth/token') return 'token';
+  const declared = route.config?.rateLimitGroup;
+  if (declared !== undefined) return declared;
   if (route.config?.public === true) return 'public';
-  if (route.url.endsWith('/export')) return 'exports';
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   return methods.every((m) => m === 'GET' || m === 'HEAD') ? 'reads' : 'writes';
 }

@@ -1,5 +1,3 @@
-import type { FastifyReply } from 'fastify';
-
 export interface PageInfo {
   readonly total: number;
   readonly page: number;
@@ -15,7 +13,7 @@ export function totalPages(info: PageInfo): number {
  * `X-Total-Count`, `X-Page`, `X-Per-Page`, `X-Total-Pages` and an RFC 8288 `Link` header
  * with first/prev/next/last, keeping the caller's other query parameters.
  */
-export function setPaginationHeaders(reply: FastifyReply, info: PageInfo, origin: string, url: string): void {
+export function paginationHeaders(info: PageInfo, origin: string, url: string): Record<string, string> {
   const pages = totalPages(info);
   // Only the first `?` starts the query; later ones belong to it (`name__regex=^Lo?`).
   const mark = url.indexOf('?');
@@ -31,11 +29,11 @@ export function setPaginationHeaders(reply: FastifyReply, info: PageInfo, origin
   if (info.page > 1) links.push(`${linkTo(Math.min(info.page - 1, pages))}; rel="prev"`);
   if (info.page < pages) links.push(`${linkTo(info.page + 1)}; rel="next"`);
   links.push(`${linkTo(pages)}; rel="last"`);
-  reply.headers({
+  return {
     'x-total-count': String(info.total),
     'x-page': String(info.page),
     'x-per-page': String(info.perPage),
     'x-total-pages': String(pages),
     link: links.join(', '),
-  });
+  };
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { tokenPath } from '../http/api-paths.js';
 import { addRouteOnSend } from '../http/route-hooks.js';
 import type { Metrics } from './metrics.js';
 import { unmatchedRoute } from './metrics.js';
 
-/** The token endpoint's route pattern (`src/routes/token.ts`). */
-const tokenRoute = '/v1/auth/token';
 const errorCode = /^[a-z_]{1,40}$/;
 
 /**
@@ -45,7 +44,7 @@ function refusalReason(payload: unknown): string {
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onRoute', (route) => {
-    if (route.url !== tokenRoute || route.method !== 'POST') return;
+    if (route.url !== tokenPath || route.method !== 'POST') return;
     addRouteOnSend(route, async (_request, reply, payload) => {
       if (reply.statusCode === 200) metrics.tokenIssued();
       else metrics.tokenRefused(refusalReason(payload));

@@ -104,7 +104,11 @@ export interface ResourceSpec {
   readonly description: string;
   readonly tenancy: Tenancy;
   readonly operations: readonly Operation[];
-  /** Named sub-operations, each with its own capability `<resource>:<name>`. */
+  /**
+   * Sub-operations reserved ahead of their action (each has the capability
+   * `<resource>:<name>`). A declared action (`src/actions`) adds its own; list one here only
+   * while its action does not exist yet.
+   */
   readonly subOperations?: readonly string[];
   /** Records may belong to the root node `system` itself (stored as `tenant_id` null). */
   readonly systemOwned?: boolean;

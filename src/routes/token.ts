@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { tokenPath } from '../http/api-paths.js';
 import { ApiError } from '../http/errors.js';
 import { OAuthError } from '../security/oauth-error.js';
 import type { TokenService } from '../services/token-service.js';
@@ -50,7 +51,7 @@ export function tokenRoutes(service: TokenService) {
       else request.log.info({ oauthError: oauth.error, reason: oauth.privateReason }, 'token request refused');
       return sendOAuthError(reply, oauth);
     });
-    app.post('/v1/auth/token', { config: { public: true } }, async (request, reply) => {
+    app.post(tokenPath, { config: { public: true, rateLimitGroup: 'token' } }, async (request, reply) => {
       if (request.headers.authorization !== undefined) throw new OAuthError('invalid_request', 'Authorization header on token request');
       const proof = request.headers.dpop;
       if (Array.isArray(proof)) throw new OAuthError('invalid_dpop_proof', 'several DPoP headers');

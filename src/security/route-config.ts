@@ -1,3 +1,4 @@
+import type { RateLimitGroup } from '../edge/rate-limit-group.js';
 import type { Principal } from './principal.js';
 
 declare module 'fastify' {
@@ -8,8 +9,10 @@ declare module 'fastify' {
     public?: boolean;
     /** Deprecation notice for the route (adds Deprecation/Sunset headers). */
     deprecated?: { readonly since: string; readonly sunset: string; readonly link?: string };
-    /** Rate-limit group, set at registration by `src/edge/rate-limit.ts`. */
-    rateLimitGroup?: 'token' | 'reads' | 'writes' | 'exports' | 'public';
+    /** Rate-limit group: declared by actions and the token endpoint, else derived at registration (`src/edge/rate-limit.ts`). */
+    rateLimitGroup?: RateLimitGroup;
+    /** The action needs a user's second factor (RFC 9470 step-up) when a user calls it. */
+    stepUp?: boolean;
   }
   interface FastifyRequest {
     /** Set by the security pipeline on every protected route. */

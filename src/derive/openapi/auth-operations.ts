@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { OAuthErrorCode } from '../../security/oauth-error.js';
 import { jwtBearerAssertionType } from '../../services/token-service.js';
-import { problems } from './problems.js';
+import { tokenPath } from '../../http/api-paths.js';
 import { operationKey, ref } from './types.js';
 import type { Operation, Schema } from './types.js';
 
@@ -85,11 +85,11 @@ export function authSchemas(config: Config): Record<string, Schema> {
 
 const noStore = { 'Cache-Control': ref('headers', 'Cache-Control') };
 
-/** The token endpoint and client key rotation. */
+/** The token endpoint (client key rotation is an action: `src/actions/api-client-actions.ts`). */
 export function authOperations(): [string, Operation][] {
   const oauthError = { 'application/json': { schema: ref('schemas', 'OAuthError') } };
   return [
-    [operationKey('POST', '/v1/auth/token'), {
+    [operationKey('POST', tokenPath), {
       operationId: 'issue_token',
       summary: 'Issue an access token (client credentials, private_key_jwt, optional DPoP)',
       tags: ['auth'],
@@ -102,18 +102,6 @@ export function authOperations(): [string, Operation][] {
         401: { description: 'invalid_client.', headers: noStore, content: oauthError },
         429: { description: 'rate_limited.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') }, content: oauthError },
         500: { description: 'server_error.', headers: noStore, content: oauthError },
-      },
-    }],
-    [operationKey('POST', '/v1/api-clients/{id}/keys'), {
-      operationId: 'rotate_key_api_clients',
-      summary: 'Add a public key to a client (rotation with overlap)',
-      tags: ['api-clients'],
-      description: 'Earlier keys get `active_until` = now + overlap; both work until then.',
-      parameters: [ref('parameters', 'id')],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'AddClientKey') } } },
-      responses: {
-        201: { description: 'The key was added.', content: { 'application/json': { schema: ref('schemas', 'AddClientKeyResult') } } },
-        ...problems('400', '404', '413', '415'),
       },
     }],
   ];

@@ -1,4 +1,3 @@
-import { resources } from '../../registry/index.js';
 import type { Operation as ResourceOperation, ResourceDef } from '../../registry/types.js';
 import { exportParameters, listParameters } from './list-parameters.js';
 import { problems } from './problems.js';
@@ -20,8 +19,13 @@ function operationId(op: string, resource: ResourceDef): string {
 
 const slashNote = (collection: string) => `Also answers at \`${collection}/\` (trailing slash).`;
 
+/** The OpenAPI operation of one of a resource's collection operations. */
+export function resourceOperation(resource: ResourceDef, op: ResourceOperation): Operation {
+  return operationsOf(resource, [op])[0]?.[1] as Operation;
+}
+
 /** The operations of one resource, as its `operations` declare. */
-function operationsOf(resource: ResourceDef): [string, Operation][] {
+function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] = resource.operations): [string, Operation][] {
   const collection = `/v1/${resource.name}`;
   const item = `${collection}/{id}`;
   const tags = [resource.name];
@@ -76,10 +80,5 @@ function operationsOf(resource: ResourceDef): [string, Operation][] {
       },
     }],
   };
-  return resource.operations.map((op) => build[op]());
-}
-
-/** Detailed operations of every resource's collection, item and export routes. */
-export function resourceOperations(): [string, Operation][] {
-  return resources.flatMap(operationsOf);
+  return ops.map((op) => build[op]());
 }

@@ -6,7 +6,6 @@ export const apiClients = defineResource({
   description: 'A machine-to-machine client authenticating with private_key_jwt.',
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  subOperations: ['rotate-key'],
   systemOwned: true,
   fields: {
     client_id: { type: 'string', description: 'OAuth client_id (`iss`/`sub` of assertions); equals `_id`.', serverOwned: true, filterable: true, gdpr: 'pseudonymous' },

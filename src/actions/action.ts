@@ -1,0 +1,83 @@
+import type { Readable } from 'node:stream';
+import type { Operation } from '../derive/openapi/types.js';
+import type { RateLimitGroup } from '../edge/rate-limit-group.js';
+import type { QueryString } from '../query/list-query.js';
+import type { ResourceName } from '../registry/types.js';
+import type { ApiClientAdmin } from '../services/api-client-admin.js';
+import type { RequestContext } from '../services/request-context.js';
+import type { ResourceService } from '../services/resource-service.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * How a caller of the action proves who it is: an access token of an API client (the
+ * security pipeline then checks the capability), or nothing the pipeline checks (the
+ * action authenticates itself, e.g. by a signature).
+ */
+export type Authentication = 'client' | 'public';
+
+/** What the services layer offers actions; built once per app (and per CLI run) by `buildServices`. */
+export interface ActionServices {
+  readonly resources: ResourceService;
+  readonly apiClients: ApiClientAdmin;
+  /** `PUBLIC_URL`, for `Location` and `Link` headers. */
+  readonly origin: string;
+}
+
+/** One call of an action, whether it came over HTTP or from the CLI. */
+export interface ActionInput {
+  readonly context: RequestContext;
+  /** Path parameters (`id`). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: QueryString;
+  readonly body: unknown;
+  /** `If-Match`, several values joined. */
+  readonly ifMatch: string | undefined;
+  /** The request path and query as received (pagination links keep the caller's parameters). */
+  readonly url: string;
+}
+
+/** What an action answers: a status, headers, and a JSON value or a stream. */
+export interface ActionResult {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  /** A streamed body (exports); `body` is then unset. */
+  readonly stream?: Readable;
+}
+
+/** JSON Schemas of an action's HTTP surface; responses are compiled into serialisers. */
+export interface ActionSchemas {
+  /** Response body schema by status, self-contained (no `$ref`), for the JSON answers. */
+  readonly response?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
+}
+
+/**
+ * An operation of the service, declared once: routes, capabilities, rate-limit groups,
+ * OpenAPI, CLI commands and posture flags are all derived from the list of actions
+ * (`src/actions/index.ts`). Adding a sub-operation is adding one of these.
+ */
+export interface ActionDef {
+  readonly resource: ResourceName;
+  /** `list`, `read`, `create`, `update`, `delete`, `export`, or a sub-operation (`rotate-key`). */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** Fastify path syntax: `/v1/api-clients/:id/keys`. */
+  readonly path: string;
+  /** `<resource>:<name>` unless stated: what the caller's token must grant. */
+  readonly capability: string;
+  readonly rateLimitGroup: RateLimitGroup;
+  readonly authentication: Authentication;
+  /** Needs a user's second factor (RFC 9470 step-up) when a user, not a client, calls it. */
+  readonly stepUp: boolean;
+  /** The OpenAPI operation describing it (parameters, bodies, responses). */
+  readonly openapi: Operation;
+  readonly schemas: ActionSchemas;
+  /** What it does: one unit of work for writes (see `src/data/unit-of-work.ts`). */
+  run(input: ActionInput, services: ActionServices): Promise<ActionResult>;
+}
+
+/** The `<resource>.<name>` key of an action (CLI and logs). */
+export function actionKey(action: Pick<ActionDef, 'resource' | 'name'>): string {
+  return `${action.resource}.${action.name}`;
+}

@@ -1,0 +1,15 @@
+import { ApiError } from '../http/errors.js';
+import { hasCapability } from '../security/principal.js';
+import type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
+
+/**
+ * Runs an action for a caller, the same way for HTTP (after the security pipeline) and the
+ * CLI (as the operator): the capability is checked again here, so no entry point can run
+ * an action its principal may not.
+ */
+export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices): Promise<ActionResult> {
+  if (action.authentication === 'client' && !hasCapability(input.context.principal, action.capability)) {
+    throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`);
+  }
+  return action.run(input, services);
+}

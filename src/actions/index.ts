@@ -1,0 +1,31 @@
+import { resources } from '../registry/index.js';
+import { actionKey } from './action.js';
+import type { ActionDef } from './action.js';
+import { rotateClientKey } from './api-client-actions.js';
+import { resourceActions } from './resource-actions.js';
+
+export type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
+export { actionKey } from './action.js';
+
+/**
+ * Every operation the service offers on its resources: the collection operations each
+ * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
+ * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
+ */
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey]);
+
+// Invariants, checked at import: a broken declaration fails the boot and every test.
+const seen = new Set<string>();
+for (const action of actions) {
+  const route = `${action.method} ${action.path}`;
+  if (seen.has(route)) throw new Error(`two actions declare ${route}`);
+  seen.add(route);
+  if (seen.has(actionKey(action))) throw new Error(`two actions are named ${actionKey(action)}`);
+  seen.add(actionKey(action));
+  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}`) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name}`);
+}
+
+/** The action named `<resource>.<name>`, if declared. */
+export function findAction(key: string): ActionDef | undefined {
+  return actions.find((action) => actionKey(action) === key);
+}
