@@ -1,5 +1,6 @@
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
+import { serializerSchema } from '../derive/response-serializers.js';
 import { pathId } from '../http/path-id.js';
 import type { ActionDef } from './action.js';
 
@@ -25,7 +26,7 @@ export const rotateClientKey: ActionDef = {
       ...problems('400', '404', '413', '415'),
     },
   },
-  schemas: {},
+  schemas: { response: { 201: serializerSchema('AddClientKeyResult') } },
   async run(input, { apiClients }) {
     const result = await apiClients.addKey(input.context, pathId(input.params.id ?? '', 'api-clients'), input.body);
     return { status: 201, body: result };

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import { storedFields } from '../db/schema.js';
 import { readFieldCapability } from '../derive/field-access.js';
 import { resourceOperation } from '../derive/openapi/resource-operations.js';
+import { schemaName } from '../derive/openapi/resource-schemas.js';
+import { serializerSchema } from '../derive/response-serializers.js';
 import { csvLine } from '../export/csv.js';
 import { streamRows } from '../export/stream-records.js';
 import { validationError } from '../http/errors.js';
@@ -13,6 +15,21 @@ import type { Operation, ResourceDef } from '../registry/types.js';
 import { hasCapability } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
 import type { ActionDef, ActionInput, HttpMethod } from './action.js';
+
+/** The JSON answer of each operation, compiled into its serialiser. */
+function responseSchemas(resource: ResourceDef, op: Operation): ActionDef['schemas'] {
+  switch (op) {
+    case 'list':
+      return { response: { 200: serializerSchema(schemaName(resource, 'List')) } };
+    case 'create':
+      return { response: { 201: serializerSchema(schemaName(resource, 'Record')) } };
+    case 'read':
+    case 'update':
+      return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+    default:
+      return {};
+  }
+}
 
 /** The declaration fields every collection operation shares. */
 function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run']): ActionDef {
@@ -26,7 +43,7 @@ function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path:
     authentication: 'client',
     stepUp: false,
     openapi: resourceOperation(resource, op),
-    schemas: {},
+    schemas: responseSchemas(resource, op),
     run,
   };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { OAuthErrorCode } from '../../security/oauth-error.js';
 import { jwtBearerAssertionType } from '../../services/token-service.js';
 import { tokenPath } from '../../http/api-paths.js';
+import { clientKeySchemas } from './client-key-schemas.js';
 import { operationKey, ref } from './types.js';
 import type { Operation, Schema } from './types.js';
 
@@ -49,17 +50,7 @@ export function authSchemas(config: Config): Record<string, Schema> {
       properties: { error: { type: 'string', enum: Object.keys(oauthErrors) }, error_description: { type: 'string' } },
       required: ['error', 'error_description'],
     },
-    ClientKey: {
-      type: 'object',
-      properties: {
-        kid: { type: 'string' },
-        alg: { type: 'string', enum: ['ES256', 'ES384', 'ES512'] },
-        thumbprint: { type: 'string', description: 'RFC 7638 JWK thumbprint.' },
-        created_at: { type: 'string', format: 'date-time' },
-        active_until: { type: ['string', 'null'], format: 'date-time', description: 'End of validity after a rotation; null while current.' },
-      },
-      required: ['kid', 'alg', 'thumbprint', 'created_at', 'active_until'],
-    },
+    ...clientKeySchemas,
     AddClientKey: {
       type: 'object',
       properties: {
@@ -69,16 +60,6 @@ export function authSchemas(config: Config): Record<string, Schema> {
       },
       required: ['public_key'],
       additionalProperties: false,
-    },
-    AddClientKeyResult: {
-      type: 'object',
-      properties: {
-        client_id: { type: 'string' },
-        kid: { type: 'string' },
-        key: ref('schemas', 'ClientKey'),
-        retired: { type: 'array', items: { type: 'object', properties: { kid: { type: 'string' }, active_until: { type: 'string', format: 'date-time' } }, required: ['kid', 'active_until'] } },
-      },
-      required: ['client_id', 'kid', 'key', 'retired'],
     },
   };
 }
