@@ -1,4 +1,5 @@
 import { capabilities, subOperationsOf } from '../src/derive/capabilities.js';
+import { erasureAction } from '../src/derive/erasure.js';
 import { childRelations, resources } from '../src/registry/index.js';
 import type { FieldDef, ResourceDef } from '../src/registry/types.js';
 
@@ -13,6 +14,12 @@ function flags(field: FieldDef): string {
   if (field.sortable) out.push('sort');
   if (field.sensitive) out.push('**sensitive**');
   return out.join(', ');
+}
+
+/** The GDPR class, and what erasure does to the field where it changes it. */
+function gdpr(field: FieldDef): string {
+  const action = erasureAction(field);
+  return action === 'keep' ? field.gdpr : `${field.gdpr}; erasure: ${action}`;
 }
 
 function type(field: FieldDef): string {
@@ -33,7 +40,7 @@ function resourceSection(resource: ResourceDef): string {
     const field = resource.fields[name];
     if (!field) continue;
     const fallback = field.default === undefined ? '' : `\`${JSON.stringify(field.default)}\``;
-    lines.push(`| \`${name}\` | ${type(field)} | ${fallback} | ${flags(field)} | ${field.gdpr} | ${field.description.replaceAll('|', '\\|')} |`);
+    lines.push(`| \`${name}\` | ${type(field)} | ${fallback} | ${flags(field)} | ${gdpr(field)} | ${field.description.replaceAll('|', '\\|')} |`);
   }
   return lines.join('\n');
 }
@@ -49,6 +56,8 @@ export function resourceDocs(): string {
     'service and refused in bodies; *create-only* fields cannot be changed by PATCH; *write-only* fields are accepted',
     'on create and never returned; *filter*/*sort* fields are usable in `where`, query filters and `sort`;',
     '*sensitive* fields need `<resource>:read:<field>` to be returned and `<resource>:write:<field>` to be set.',
+    'GDPR: the field\'s class, and what erasure by depersonalisation does to it (`null`, or `redact` to a fixed marker)',
+    'where it changes it; fields without a rule derive one from their class (`src/derive/erasure.ts`).',
     '',
   ];
   const capabilityList = ['## Capabilities', '', `${capabilities.length} capabilities, derived from the registry (also at \`GET /v1/capabilities\`):`, '', ...capabilities.map((c) => `- \`${c.name}\` — ${c.description}`)];

@@ -74,7 +74,7 @@ export const settings = {
     if (value !== undefined && value.length < 32) throw new Error('DPOP_NONCE_SECRET must be at least 32 characters');
     return value;
   }),
-  redisUrl: setting('REDIS_URL', undefined, 'Redis for shared rate-limit counters and replay caches across instances.', optionalText),
+  redisUrl: setting('REDIS_URL', undefined, 'Redis for rate-limit counters shared by every instance (replay protection, jti and DPoP proofs, lives in the database).', optionalText),
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
   auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
   auditRetentionSecurityDays: setting('AUDIT_RETENTION_SECURITY_DAYS', undefined, 'Days `security` entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_SECURITY_DAYS', 1, 36_500)),

@@ -1,3 +1,4 @@
+import { findAction } from '../actions/index.js';
 import type { Config } from '../config/config.js';
 
 /** Which security-relevant features this deployment has, as reported in the posture. */
@@ -27,19 +28,20 @@ export interface Features {
 
 /**
  * Features that exist in the code, whatever the configuration. Kept in this one place so
- * the posture and the questionnaire stay honest: set a flag to `true` in the change that
- * ships the feature (the questionnaire then answers from it).
+ * the posture and the questionnaire stay honest: flags backed by an operation follow from
+ * the declared actions; set the others to `true` in the change that ships the feature
+ * (the questionnaire then answers from it).
  */
 const implemented = {
   dpop: true,
   audit_trail: true,
-  audit_export: true,
+  audit_export: findAction('audit-logs.export') !== undefined,
   metrics: true,
   status_page: true,
   sbom: true,
   security_txt: true,
   user_totp_2fa: false,
-  gdpr_erasure: false,
+  gdpr_erasure: findAction('users.erase') !== undefined,
   webhook_delivery: false,
   built_in_backups: false,
 } as const;

@@ -1,3 +1,4 @@
+import { erasureProblem } from '../derive/erasure.js';
 import type { FieldDef, ResourceDef, ResourceSpec } from './types.js';
 
 /** Fields every stored record carries; all are server-owned. */
@@ -48,6 +49,9 @@ export function defineResource(spec: ResourceSpec): ResourceDef {
     if (!/^[a-z][a-z0-9_]*$/.test(name)) {
       throw new Error(`resource ${spec.name}: field "${name}" is not snake_case`);
     }
+    const field = spec.fields[name];
+    const erasure = field && erasureProblem(field);
+    if (erasure) throw new Error(`resource ${spec.name}: field "${name}": ${erasure}`);
   }
   const fields = { ...commonFields, ...spec.fields };
   for (const index of spec.indexes ?? []) {

@@ -67,7 +67,7 @@ export interface FieldDef {
   readonly gdpr: GdprClass;
   /** Sensitive fields need `<resource>:read:<field>` / `<resource>:write:<field>`. */
   readonly sensitive?: boolean;
-  /** What erasure does to this field; defaults derive from `gdpr`. */
+  /** What erasure does to this field; the default derives from `gdpr` (`src/derive/erasure.ts`). */
   readonly erasure?: ErasureAction;
 }
 
