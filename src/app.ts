@@ -11,6 +11,7 @@ import { httpsOptions } from './edge/tls.js';
 import { installDeprecation } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { frameworkErrors } from './http/framework-errors.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
@@ -154,7 +155,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
-  await server.register(actionRoutes(actions, services));
+  await server.register(actionRoutes(actions, services, new IdempotencyKeys(deps.database, clock)));
   await server.register(openApiRoutes(config, catalogue));
   return { server, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

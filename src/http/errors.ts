@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'cascade_conflict'
   | 'conflict'
+  | 'idempotency_key_in_use'
+  | 'idempotency_key_reused'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -44,6 +46,8 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   cascade_conflict: { status: 409, title: 'The record still has related child records' },
   conflict: { status: 409, title: 'The request conflicts with the current state' },
+  idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
+  idempotency_key_reused: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

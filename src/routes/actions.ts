@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { executeAction } from '../actions/execute.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
+import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
 import { requestContext } from './request-context.js';
@@ -25,8 +26,33 @@ function send(reply: FastifyReply, result: ActionResult): FastifyReply {
   return reply.send(result.body);
 }
 
+/**
+ * Runs a POST with an `Idempotency-Key` at most once per key: the first answer is stored
+ * and replayed to repeats (scoped by principal, acting tenant and URL).
+ */
+async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: FastifyReply, services: ActionServices, keys: IdempotencyKeys, key: string): Promise<FastifyReply> {
+  const input = actionInput(request);
+  const { principal } = input.context;
+  const path = request.url.split('?')[0] ?? request.url;
+  const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${path}`;
+  const claim = await keys.claim(scope, key, request.body);
+  if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), claim.answer);
+  let result: ActionResult;
+  try {
+    result = await executeAction(action, input, services);
+  } catch (error) {
+    // Nothing changed: the key is free for a corrected retry.
+    await claim.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency key not released'));
+    throw error;
+  }
+  if (result.stream || result.status >= 300) await claim.release();
+  else await claim.complete({ status: result.status, headers: result.headers ?? {}, body: result.body ?? null });
+  return send(reply, result);
+}
+
 /** The Fastify route of an action: its declarations become route config, its schemas compiled serialisers. */
-export function actionRoute(action: ActionDef, services: ActionServices): RouteOptions {
+export function actionRoute(action: ActionDef, services: ActionServices, keys?: IdempotencyKeys): RouteOptions {
+  const idempotent = keys !== undefined && action.method === 'POST' && action.authentication === 'client';
   return {
     method: action.method,
     url: action.path,
@@ -36,14 +62,18 @@ export function actionRoute(action: ActionDef, services: ActionServices): RouteO
       stepUp: action.stepUp,
     },
     ...(action.schemas.response ? { schema: { response: action.schemas.response } } : {}),
-    handler: async (request, reply) => send(reply, await executeAction(action, actionInput(request), services)),
+    handler: async (request, reply) => {
+      const key = request.headers['idempotency-key'];
+      if (idempotent && key !== undefined) return runIdempotent(action, request, reply, services, keys, String(key));
+      return send(reply, await executeAction(action, actionInput(request), services));
+    },
   };
 }
 
-/** Registers every declared action as a route (JSON bodies only in this scope). */
-export function actionRoutes(actions: readonly ActionDef[], services: ActionServices) {
+/** Registers every declared action as a route (JSON bodies only in this scope); POSTs honour `Idempotency-Key` when `keys` is given. */
+export function actionRoutes(actions: readonly ActionDef[], services: ActionServices, keys?: IdempotencyKeys) {
   return async function register(app: FastifyInstance): Promise<void> {
     installJsonBodies(app);
-    for (const action of actions) app.route(actionRoute(action, services));
+    for (const action of actions) app.route(actionRoute(action, services, keys));
   };
 }

@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
+import { IdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from './clock.js';
 import { purgeExpiredAudit } from './audit-retention.js';
 import type { RetentionDays } from './audit-retention.js';
 
 /**
- * Runs the audit retention purge every `intervalMinutes` (and once shortly after start).
+ * Runs the audit retention purge (and drops idempotency keys past their 24 h window)
+ * every `intervalMinutes` (and once shortly after start).
  * A run never overlaps the previous one; failures are logged and retried next time.
  * Returns a stop function for graceful shutdown.
  */
@@ -22,7 +24,8 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
         const report = await purgeExpiredAudit(database, retention, clock.now(), {
           onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
         });
-        log.info({ purged: report.purged, cutoffs: report.cutoffs }, 'audit retention run finished');
+        const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
+        log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys }, 'audit retention run finished');
       } catch (error) {
         log.error({ err: error }, 'audit retention run failed');
       } finally {

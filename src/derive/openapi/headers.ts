@@ -25,6 +25,7 @@ export const headerComponents: Record<string, OpenApiObject> = {
   'DPoP-Nonce': header('Server-issued nonce to put in the next DPoP proof (RFC 9449 §8).'),
   Deprecation: header('RFC 9745: when the operation was deprecated, as `@<epoch seconds>`.', { type: 'string', pattern: '^@-?\\d+$' }),
   Sunset: header('RFC 8594: HTTP-date after which the operation may be removed.'),
+  'Idempotency-Replayed': header('`true` when the answer is the stored answer of an earlier request with the same `Idempotency-Key`.', { type: 'string', enum: ['true'] }),
 };
 
 /** `components.parameters`: parameters shared by operations. */
@@ -61,6 +62,13 @@ export const parameterComponents: Record<string, OpenApiObject> = {
     required: false,
     description: 'Act in this tenant node. Needs a `system`-level client (403 otherwise); an unknown node is a 400.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'Makes a retried POST safe (draft-ietf-httpapi-idempotency-key-header): the first answer is stored for 24 h per client and URL and replayed for the same body (`Idempotency-Replayed: true`); a different body is a 422, a repeat while the first runs a 409.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
   },
   DPoP: {
     name: 'DPoP',

@@ -48,6 +48,17 @@ function secure(operation: Operation, route: RouteInfo): void {
   operation['x-capability'] = capability;
   operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'XTenantId'), ref('parameters', 'DPoP')];
   operation.responses = { ...operation.responses, ...problems('401', '403') };
+  if (route.method === 'POST') idempotent(operation);
+}
+
+/** POSTs of authenticated callers accept an `Idempotency-Key` (src/http/idempotency.ts). */
+function idempotent(operation: Operation): void {
+  operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'IdempotencyKey')];
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (!status.startsWith('2') || '$ref' in response) continue;
+    operation.responses[status] = { ...response, headers: { ...(response.headers as OpenApiObject | undefined), 'Idempotency-Replayed': ref('headers', 'Idempotency-Replayed') } };
+  }
+  operation.responses = { ...operation.responses, ...problems('409', '422') };
 }
 
 /**

@@ -117,8 +117,18 @@ describe('the OpenAPI document', () => {
     expect(doc.components.parameters.IfMatch).toMatchObject({ in: 'header', required: true });
     expect(item?.get?.parameters).toContainEqual({ $ref: '#/components/parameters/XTenantId' });
     expect(Object.keys(doc.paths['/v1/products']?.get?.responses[200]?.headers as object)).toEqual(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link']);
-    expect(Object.keys(doc.paths['/v1/products']?.post?.responses[201]?.headers as object)).toEqual(['ETag', 'Location']);
+    expect(Object.keys(doc.paths['/v1/products']?.post?.responses[201]?.headers as object)).toEqual(['ETag', 'Location', 'Idempotency-Replayed']);
     expect(item?.delete?.responses[409]).toEqual({ $ref: '#/components/responses/Conflict' });
+  });
+
+  it('documents Idempotency-Key on every authenticated POST, with its 409 and 422', () => {
+    const posts = Object.values(doc.paths).flatMap((path) => (path.post && path.post['x-capability'] ? [path.post] : []));
+    expect(posts.length).toBeGreaterThan(10);
+    for (const operation of posts) {
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(operation.responses).toMatchObject({ 409: { $ref: '#/components/responses/Conflict' }, 422: { $ref: '#/components/responses/UnprocessableContent' } });
+    }
+    expect(doc.paths['/v1/auth/token']?.post?.parameters).not.toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });
 
   it('answers every error as application/problem+json with the shared Problem schema', () => {

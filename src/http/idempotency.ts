@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/dialect.js';
+import type { Clock } from '../services/clock.js';
+import { canonicalJson } from '../services/etag.js';
+import { ApiError, validationError } from './errors.js';
+
+/** How long a stored answer is replayed (draft-ietf-httpapi-idempotency-key-header). */
+export const replayWindowMs = 24 * 60 * 60 * 1000;
+
+/** How long a first request may run before a retry with the same key may take over (it crashed). */
+const leaseMs = 120_000;
+
+/** The header value: 1–255 printable ASCII characters. */
+const validKey = /^[\x20-\x7e]{1,255}$/;
+
+/** A stored answer, replayed as it was first sent. */
+export interface StoredAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/** What a request carrying an `Idempotency-Key` should do. */
+export type Claim =
+  | { readonly kind: 'run'; complete(answer: StoredAnswer): Promise<void>; release(): Promise<void> }
+  | { readonly kind: 'replay'; readonly answer: StoredAnswer };
+
+/**
+ * Idempotency keys for POST requests, stored in the database so every instance sees them.
+ * The first request with a key claims it with one atomic insert (or takes over an expired
+ * row); a repeat with the same body replays the stored answer, with a different body is
+ * refused (422), and while the first still runs is refused (409). Only executed requests
+ * (2xx) are stored: a refused request (400, 404, 412…) changed nothing, so its key is
+ * released and may be retried.
+ */
+export class IdempotencyKeys {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Claims `key` for `scope` (principal and URL) and a request body.
+   *
+   * @throws ApiError `validation_failed` for a malformed key, `idempotency_key_in_use`,
+   *   `idempotency_key_reused`
+   */
+  async claim(scope: string, key: string, body: unknown): Promise<Claim> {
+    const now = this.clock.now();
+    if (!validKey.test(key)) throw validationError([{ field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
+    const fingerprint = createHash('sha256').update(canonicalJson(body ?? null)).digest('base64url');
+    const { db, dialect } = this.database;
+    const fresh = { scope, key, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: now + leaseMs };
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values(fresh)
+      .onConflict((conflict) => conflict.columns(['scope', 'key']).doUpdateSet(fresh).where('idempotency_keys.expires_at', '<=', now))
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return this.running(scope, key);
+    const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
+    // Expired and removed between the two statements: the caller may simply retry.
+    if (!row) throw new ApiError('idempotency_key_in_use', 'Retry the request');
+    if (row.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was first used with a different body; use a new key for a new request');
+    if (row.state !== 'done') throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still running; retry once it has finished', { headers: { 'retry-after': '1' } });
+    return {
+      kind: 'replay',
+      answer: { status: Number(row.status), headers: dialect.fromDb('object', row.headers) as Record<string, string>, body: dialect.fromDb('object', row.body) },
+    };
+  }
+
+  /** Removes answers past their replay window (run by the retention job). */
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.database.db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  private running(scope: string, key: string): Claim {
+    const { db, dialect } = this.database;
+    return {
+      kind: 'run',
+      complete: async (answer) => {
+        const done = this.clock.now();
+        try {
+          await db
+            .updateTable('idempotency_keys')
+            .set({ state: 'done', status: answer.status, headers: dialect.toDb('object', answer.headers), body: dialect.toDb('object', answer.body ?? null), expires_at: done + replayWindowMs })
+            .where('scope', '=', scope)
+            .where('key', '=', key)
+            .execute();
+        } catch (error) {
+          // The change committed but its answer could not be stored: keep the key reserved
+          // for the whole window (repeats get 409), so a retry can never repeat the change.
+          await db.updateTable('idempotency_keys').set({ expires_at: done + replayWindowMs }).where('scope', '=', scope).where('key', '=', key).execute().catch(() => undefined);
+          throw error;
+        }
+      },
+      release: async () => {
+        await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('state', '=', 'running').execute();
+      },
+    };
+  }
+}
