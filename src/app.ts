@@ -101,11 +101,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const startedAt = clock.now();
   const metrics = new Metrics({ poolStats: deps.database.poolStats?.bind(deps.database) });
   const tenants = new TenantDirectory(deps.database);
-  const clients = new ClientDirectory(deps.database, 10_000, () => clock.now());
+  const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
   const verifier = new AccessTokenVerifier(deps.keys, { issuer: config.apiBase, audience: config.apiBase });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
-  const services = buildServices(config, deps.database, clock, { client: (id) => clients.forget(id), tenant: (id) => tenants.forget(id) }, new CountCache(config.listCountCacheMs, () => clock.now()));
+  const services = buildServices(config, deps.database, clock, new CountCache(config.listCountCacheMs, () => clock.now()));
+  // Committed changes of this instance and (PostgreSQL) of every other one.
+  const unsubscribe = deps.database.changes.subscribe((change) => (change.kind === 'client' ? clients.forget(change.id) : tenants.forget(change.id)));
+  server.addHook('onClose', async () => unsubscribe());
   const events = new SecurityEvents(deps.database, clock, server.log);
   server.addHook('onClose', () => events.flush());
   const tokens = new TokenService({

@@ -1,5 +1,6 @@
 import type { Kysely, RawBuilder, SqlBool, Expression } from 'kysely';
 import type { FieldType } from '../registry/types.js';
+import type { ChangeFeed } from './change-feed.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -44,6 +45,11 @@ export interface SqlDialect {
    * unless the transaction opened the purge gate with {@link openPurgeGate}.
    */
   protectAppendOnly(db: Db, table: string): Promise<void>;
+  /**
+   * Announces `payload` on `channel` to the other instances when transaction `trx` commits
+   * (PostgreSQL NOTIFY); nothing on SQLite, whose processes rely on cache TTLs.
+   */
+  notify(trx: Db, channel: string, payload: string): Promise<void>;
   /** Runs `fn` in transaction `trx` with deletes from append-only tables allowed (retention purges). */
   withPurgeGate<T>(trx: Db, fn: () => Promise<T>): Promise<T>;
 }
@@ -62,6 +68,8 @@ export interface Database {
   readonly dialect: SqlDialect;
   /** Round trip that proves the database answers. */
   ping(): Promise<void>;
+  /** Changes committed by this process and, on PostgreSQL, by every other instance. */
+  readonly changes: ChangeFeed;
   /** Pool numbers, where the driver has a pool (PostgreSQL); SQLite has none. */
   poolStats?(): PoolStats;
   close(): Promise<void>;

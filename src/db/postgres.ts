@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Expression, RawBuilder, SqlBool } from 'kysely';
 import pg from 'pg';
 import type { FieldType } from '../registry/types.js';
+import { ChangeFeed, changeChannel, decodeChange } from './change-feed.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 
 // Byte-order collation: string comparison and sorting then match SQLite exactly,
@@ -127,6 +128,10 @@ export const postgresDialect: SqlDialect = {
     await sql.raw(`drop trigger if exists ${table}_append_only on ${table}`).execute(db);
     await sql.raw(`create trigger ${table}_append_only before update or delete on ${table} for each row execute function ${table}_append_only()`).execute(db);
   },
+  async notify(trx, channel, payload) {
+    // Delivered by PostgreSQL only if and when the transaction commits.
+    await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+  },
   async withPurgeGate(trx, fn) {
     // Transaction-local setting: it ends with the purge transaction whatever happens.
     await sql`select set_config('booking.purge_gate', 'open', true)`.execute(trx);
@@ -153,9 +158,12 @@ export function openPostgres(options: PostgresOptions): Database {
     types: typeParsers,
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const changes = new ChangeFeed();
+  const listener = listenForChanges(options.connectionString, changes);
   return {
     db,
     dialect: postgresDialect,
+    changes,
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -163,7 +171,58 @@ export function openPostgres(options: PostgresOptions): Database {
       return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
     async close() {
+      await listener.stop();
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * Keeps one connection LISTENing on the change channel and feeds what other instances
+ * announce into `changes`; reconnects after a second when the connection drops (caches
+ * meanwhile rely on their TTL). The connection never holds a pool slot.
+ */
+function listenForChanges(connectionString: string, changes: ChangeFeed): { stop(): Promise<void> } {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    if (stopped) return;
+    const next = new pg.Client({ connectionString });
+    next.on('notification', (message) => {
+      const change = message.payload === undefined ? undefined : decodeChange(message.payload);
+      if (change) changes.emit(change);
+    });
+    next.on('error', () => reconnect(next));
+    next.on('end', () => reconnect(next));
+    try {
+      await next.connect();
+      await next.query(`listen ${changeChannel}`);
+      client = next;
+      if (stopped) await next.end().catch(() => undefined);
+    } catch {
+      reconnect(next);
+    }
+  };
+  const reconnect = (failed: pg.Client) => {
+    if (client === failed) client = undefined;
+    failed.removeAllListeners('end');
+    void failed.end().catch(() => undefined);
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, 1000);
+    retry.unref();
+  };
+  void connect();
+  return {
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      await current?.end().catch(() => undefined);
     },
   };
 }

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Expression, RawBuilder, SqliteDatabase, SqliteStatement, SqlBool } from 'kysely';
 import type { FieldType } from '../registry/types.js';
+import { ChangeFeed } from './change-feed.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 import { compileRegex } from './regex-cache.js';
 
@@ -66,6 +67,8 @@ export const sqliteDialect: SqlDialect = {
     await sql.raw(`create trigger if not exists ${table}_no_update before update on ${table} begin select raise(abort, '${table} is append-only'); end`).execute(db);
     await sql.raw(`create trigger if not exists ${table}_no_delete before delete on ${table} when not exists (select 1 from append_only_gate where open = 1) begin select raise(abort, '${table} is append-only'); end`).execute(db);
   },
+  // One process per file in production; the CLI's changes reach a server by cache TTL.
+  notify: async () => undefined,
   async withPurgeGate(trx, fn) {
     await sql`insert into append_only_gate (open) values (1)`.execute(trx);
     const result = await fn();
@@ -139,6 +142,7 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   return {
     db,
     dialect: sqliteDialect,
+    changes: new ChangeFeed(),
     async ping() {
       await sql`select 1`.execute(db);
     },

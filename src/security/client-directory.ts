@@ -21,8 +21,10 @@ const apiClients = getResource('api-clients');
 const plausibleId = /^[\x21-\x7e]{1,200}$/;
 
 /**
- * API client lookups for authentication, cached briefly: a disabled or deleted client loses
- * access within `ttlMs` everywhere, at once on the instance that made the change.
+ * API client lookups for authentication, cached briefly. A change to a client is announced
+ * on the database's change feed (at once on this instance, through PostgreSQL NOTIFY on the
+ * others), and the app drops the entry ({@link forget}); `ttlMs` bounds staleness where no
+ * feed reaches (another process on the same SQLite file).
  */
 export class ClientDirectory {
   private readonly cache = new Map<string, { state: ClientState | undefined; until: number }>();
@@ -31,7 +33,7 @@ export class ClientDirectory {
 
   constructor(
     database: Database,
-    private readonly ttlMs = 10_000,
+    private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {
     this.queries = new ScopedQueries(database.db, database.dialect, asSystem());

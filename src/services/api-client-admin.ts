@@ -24,7 +24,6 @@ export class ApiClientAdmin {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly defaultOverlapDays: number,
-    private readonly onChange: (clientId: string) => void = () => undefined,
   ) {}
 
   /** Adds a public key to a client in the caller's reach; earlier keys expire after the overlap. */
@@ -42,7 +41,7 @@ export class ApiClientAdmin {
         action: 'rotate-key',
         audit: { old: null, new: { kid: added.kid, alg: added.alg, thumbprint: added.thumbprint, retired: retiredViews } },
       });
-      unit.onCommit(() => this.onChange(clientId));
+      await unit.invalidate('client', clientId);
       return { client_id: clientId, kid: added.kid, key: added, retired: retiredViews };
     });
   }

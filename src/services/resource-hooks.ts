@@ -1,3 +1,4 @@
+import type { CacheKind } from '../db/change-feed.js';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import type { NewRecord, UnitOfWork } from '../data/unit-of-work.js';
 import type { ResourceDef } from '../registry/types.js';
@@ -28,8 +29,8 @@ export interface ResourceHooks {
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>): Promise<void>;
   /** Adds computed fields to records about to be returned. */
   expand?(db: Db, dialect: SqlDialect, records: ApiRecord[]): Promise<void>;
-  /** Runs after a write to the record committed (cache invalidation). */
-  committed?(id: string): void;
+  /** A cache that holds records of this resource: every write to one invalidates it (all instances). */
+  readonly invalidates?: CacheKind;
   /** Owner tenant of a new record when it differs from the caller's scope node. */
   ownerTenant?(hook: HookContext, values: Readonly<Record<string, unknown>>): Promise<string | null>;
 }

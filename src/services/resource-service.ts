@@ -82,7 +82,7 @@ export class ResourceService {
       checkTimeRange(draft.values);
       const { row, etag } = await unit.insert(resource, draft);
       if (hooks.afterCreate) await hooks.afterCreate(hook, rowToRecord(resource, this.database.dialect, row), input);
-      this.onCommit(unit, resource, draft.id);
+      await this.written(unit, resource, draft.id);
       return { record: await this.present(resource, context.principal, row, unit), etag };
     });
     return created;
@@ -102,7 +102,7 @@ export class ResourceService {
       checkTimeRange(merged);
       if (hooks.beforeUpdate) await hooks.beforeUpdate({ unit, resource }, merged, changes);
       const written = await unit.update(resource, row, previous, changes);
-      this.onCommit(unit, resource, id);
+      await this.written(unit, resource, id);
       return { record: await this.present(resource, context.principal, written.row, unit), etag: written.etag };
     });
   }
@@ -118,16 +118,15 @@ export class ResourceService {
         throw new ApiError('cascade_conflict', `The record still has live child records in: ${blocking.join(', ')}. Delete those first.`, { extensions: { blocking_resources: blocking } });
       }
       await unit.softDelete(resource, row, previous);
-      this.onCommit(unit, resource, id);
+      await this.written(unit, resource, id);
     });
   }
 
-  /** After the write commits: cached totals of the resource are void; hooks drop their caches. */
-  private onCommit(unit: UnitOfWork, resource: ResourceDef, id: string): void {
-    unit.onCommit(() => {
-      this.counts?.invalidate(resource.name);
-      this.hooks[resource.name]?.committed?.(id);
-    });
+  /** Once the write commits: cached totals of the resource are void, caches of its records drop it. */
+  private async written(unit: UnitOfWork, resource: ResourceDef, id: string): Promise<void> {
+    unit.onCommit(() => this.counts?.invalidate(resource.name));
+    const cache = this.hooks[resource.name]?.invalidates;
+    if (cache) await unit.invalidate(cache, id);
   }
 
   /** API form of rows: computed fields added, sensitive fields the caller may not see removed. */

@@ -2,13 +2,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import { IdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from './clock.js';
+import { JobLeases } from './job-lease.js';
 import { purgeExpiredAudit } from './audit-retention.js';
 import type { RetentionDays } from './audit-retention.js';
 
 /**
  * Runs the audit retention purge (and drops idempotency keys past their 24 h window)
  * every `intervalMinutes` (and once shortly after start).
- * A run never overlaps the previous one; failures are logged and retried next time.
+ * A run never overlaps the previous one, and across instances sharing the database only the
+ * holder of the interval's lease runs; failures are logged and retried next time.
  * Returns a stop function for graceful shutdown.
  */
 export function startRetentionJob(database: Database, retention: RetentionDays, intervalMinutes: number, clock: Clock, log: FastifyBaseLogger): () => Promise<void> {
@@ -17,10 +19,17 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
     return async () => undefined;
   }
   let running: Promise<void> | undefined;
+  const leases = new JobLeases(database);
+  const intervalMs = intervalMinutes * 60_000;
   const run = () => {
     if (running) return;
     running = (async () => {
       try {
+        // A little shorter than the interval, so this instance's next run is not locked out by its own lease.
+        if (!(await leases.acquire('retention', clock.now(), clock.now() + intervalMs - 5_000))) {
+          log.debug('audit retention run skipped: another instance holds this interval');
+          return;
+        }
         const report = await purgeExpiredAudit(database, retention, clock.now(), {
           onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
         });
@@ -34,7 +43,7 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
     })();
   };
   const first = setTimeout(run, 5_000);
-  const timer = setInterval(run, intervalMinutes * 60_000);
+  const timer = setInterval(run, intervalMs);
   first.unref();
   timer.unref();
   return async () => {

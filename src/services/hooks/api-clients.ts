@@ -17,7 +17,7 @@ export function checkGrantable(principal: Principal, capabilities: readonly stri
  * API clients: the caller may only grant capabilities it holds; `client_id` is the record
  * id; the client's level is its tenant node's; the first public key goes to the key store.
  */
-export function apiClientHooks(options: { readonly overlapDays: number; readonly onChange: (clientId: string) => void }): ResourceHooks {
+export function apiClientHooks(options: { readonly overlapDays: number }): ResourceHooks {
   return {
     async beforeCreate(hook, draft) {
       const { public_key: pem, kid, ...values } = draft.values;
@@ -38,7 +38,8 @@ export function apiClientHooks(options: { readonly overlapDays: number; readonly
     async beforeUpdate(hook, _merged, changes) {
       if (Array.isArray(changes.capabilities)) checkGrantable(hook.unit.principal, changes.capabilities as string[]);
     },
-    committed: options.onChange,
+    // The security pipeline caches clients (disabled, allowlist, capabilities).
+    invalidates: 'client',
     async expand(db, _dialect, records) {
       const keys = await listClientKeys(db, records.map((r) => String(r._id)));
       for (const record of records) record.keys = keys.get(String(record._id)) ?? [];

@@ -9,6 +9,9 @@ import type { ResourceHooks } from '../resource-hooks.js';
  * at a strictly lower level, and stores its materialised path for subtree scoping.
  */
 export const tenantHooks: ResourceHooks = {
+  // Scopes are cached by node id; a deleted node must stop resolving everywhere.
+  invalidates: 'tenant',
+
   async ownerTenant(hook, values) {
     const parent = values.parent_id;
     const scope = hook.unit.principal.scope;
