@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['cli/**', 'bench/**', 'test/**', 'scripts/**'],
+    files: ['cli/**', 'bench/**', 'test/**', 'scripts/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
   {
