@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, TokenRequestError } from '../../packages/client/src/index.js';
+import { AuthenticationError, createClient, TokenRequestError } from '../../packages/client/src/index.js';
 import { crud, listeningService, manualClock, recordingFetch } from '../support/listening-service.js';
 import type { ClientCredentials, ListeningService } from '../support/listening-service.js';
 
@@ -60,5 +60,29 @@ describe('client library: tokens against the real service', () => {
 
     const badScope = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, scope: 'bookings:delete' });
     await expect(badScope.accessToken()).rejects.toMatchObject({ status: 400, error: 'invalid_scope' });
+  });
+
+  it('replaces a token the API refuses once, then reports AuthenticationError', async () => {
+    // Tokens from this service are not valid at another instance with its own issuer and keys.
+    const other = await listeningService();
+    try {
+      const recorder = recordingFetch();
+      const client = createClient({ baseUrl: other.origin, tokenUrl: `${service.origin}/v1/auth/token`, clientId: credentials.clientId, privateKey: credentials.privateKey, fetch: recorder.fetch });
+      const error = await client.products.list().toArray().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthenticationError);
+      expect(error).toMatchObject({ status: 401, code: 'invalid_token' });
+      expect((error as AuthenticationError).headers.get('www-authenticate')).toContain('invalid_token');
+      expect(recorder.calls.map((c) => c.split('?')[0])).toEqual(['POST /v1/auth/token', 'GET /v1/products', 'POST /v1/auth/token', 'GET /v1/products']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('sends raw requests to any API path with the same authentication', async () => {
+    const client = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey });
+    const response = await client.request<{ items: unknown[] }>({ method: 'GET', path: '/products', query: new URLSearchParams({ per_page: '1' }) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-per-page')).toBe('1');
+    expect(response.body.items).toEqual([]);
   });
 });
