@@ -22,7 +22,7 @@ async function dpopKeyPair(pem: string): Promise<DpopKeyPair> {
   const { kty, crv, x, y } = await exportJWK(privateKey);
   const publicKey = await importJWK({ kty, crv, x, y }, alg);
   if (publicKey instanceof Uint8Array) throw new Error('unexpected symmetric key');
-  return { privateKey, publicKey, alg };
+  return { privateKey, publicKey };
 }
 
 /**

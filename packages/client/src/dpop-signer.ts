@@ -6,8 +6,18 @@ import type { Clock } from './clock.js';
 export interface DpopKeyPair {
   readonly privateKey: CryptoKey;
   readonly publicKey: CryptoKey;
-  /** `ES256` (default), `ES384`, `ES512` or `EdDSA`: must match the key. */
+  /** `ES256`, `ES384`, `ES512`, `EdDSA` or `RS256`; default read from an EC or Ed25519 key. */
   readonly alg?: string;
+}
+
+const curveAlgs: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' };
+
+/** The JWS algorithm of an ECDSA or Ed25519 key (RSA keys need `alg` given). */
+function algOf(key: CryptoKey): string {
+  const { name, namedCurve } = key.algorithm as { name: string; namedCurve?: string };
+  const alg = name === 'Ed25519' ? 'EdDSA' : name === 'ECDSA' ? curveAlgs[namedCurve ?? ''] : undefined;
+  if (!alg) throw new TypeError('pass dpop.alg: cannot tell the algorithm of this DPoP key');
+  return alg;
 }
 
 /** What a proof covers (RFC 9449 §4.2). */
@@ -31,7 +41,7 @@ export class DpopSigner {
 
   constructor(clock: Clock, keyPair?: DpopKeyPair) {
     this.#clock = clock;
-    this.#alg = keyPair?.alg ?? 'ES256';
+    this.#alg = keyPair?.alg ?? (keyPair ? algOf(keyPair.privateKey) : 'ES256');
     this.#keys = (async () => {
       const pair = keyPair ?? (await generateKeyPair('ES256', { extractable: false }));
       const { kty, crv, x, y, n, e } = await exportJWK(pair.publicKey);
