@@ -12,7 +12,7 @@ describe('client library: resources against the real service', () => {
 
   beforeAll(async () => {
     service = await listeningService();
-    const credentials = await service.credentials([...crud('products'), ...crud('bookings')]);
+    const credentials = await service.credentials([...crud('products'), ...crud('bookings'), 'audit-logs:export']);
     client = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey });
   });
   afterAll(() => service.close());
@@ -105,6 +105,14 @@ describe('client library: resources against the real service', () => {
     expect(forbidden).toBeInstanceOf(PermissionError);
     expect(forbidden).toMatchObject({ status: 403, code: 'insufficient_scope' });
     expect((forbidden as PermissionError).headers.get('www-authenticate')).toContain('insufficient_scope');
+  });
+
+  it('hands over non-JSON answers of raw requests as text', async () => {
+    const response = await client.request<string>({ method: 'GET', path: '/audit-logs/export', query: new URLSearchParams({ resource: 'products' }) });
+    expect(response.headers.get('content-type')).toContain('ndjson');
+    const lines = response.body.trim().split('\n').map((line) => JSON.parse(line) as { resource: string; action: string });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((entry) => entry.resource === 'products')).toBe(true);
   });
 
   it('has a client per resource with only the operations the resource offers', () => {

@@ -83,5 +83,6 @@ describe('verifyWebhook against signatures of the standardwebhooks reference pac
     expect(await reason(verifyWebhook(secret, unsigned, body))).toBe('missing_headers');
     expect(await reason(verifyWebhook(secret, { ...headers, 'webhook-timestamp': '12e9' }, body))).toBe('invalid_timestamp');
     expect(await reason(verifyWebhook('whsec_***', headers, body))).toBe('invalid_secret');
+    expect(await reason(verifyWebhook(secret, delivery({ body: 'not json' }), 'not json'))).toBe('invalid_payload');
   });
 });

@@ -4,7 +4,7 @@ import type { RetryPolicy } from './retry-policy.js';
 import { fetchOrFail, isIdempotent } from './retry-policy.js';
 import type { AccessToken, TokenProvider } from './token-provider.js';
 
-/** A successful answer: status, headers and the parsed JSON body (`undefined` for 204). */
+/** A successful answer: status, headers and the body (parsed JSON, text otherwise, `undefined` when empty). */
 export interface ApiResponse<T> {
   readonly status: number;
   readonly headers: Headers;
@@ -95,6 +95,8 @@ export class Transport {
       }
       throw problemError(response.status, problem, response.headers, retry.retryAfterSeconds(response.headers));
     }
-    return { status: response.status, headers: response.headers, body: (text === '' ? undefined : JSON.parse(text)) as T };
+    // JSON answers parsed; others (NDJSON or CSV exports) handed over as text.
+    const json = /^application\/(?:[\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+    return { status: response.status, headers: response.headers, body: (text === '' ? undefined : json ? JSON.parse(text) : text) as T };
   }
 }

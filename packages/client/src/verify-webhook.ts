@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 import { BookingClientError } from './errors.js';
 
 /** Why a delivery was refused. */
-export type WebhookFailure = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature';
+export type WebhookFailure = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' | 'invalid_payload';
 
 /** The delivery is not authentic, or not recent: answer it with 400/401 and do not act on it. */
 export class WebhookVerificationError extends BookingClientError {
@@ -109,7 +109,7 @@ export async function verifyWebhook<P = unknown>(
       try {
         payload = JSON.parse(new TextDecoder().decode(bodyBytes)) as P;
       } catch {
-        throw new WebhookVerificationError('invalid_signature', 'the signed body is not JSON');
+        throw new WebhookVerificationError('invalid_payload', 'the signature matches but the body is not JSON');
       }
       return { id, timestamp: new Date(Number(timestamp) * 1000), payload };
     }
