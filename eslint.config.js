@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.tmp/**', 'dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['.tmp/**', 'dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['cli/**', 'bench/**', 'test/**', 'scripts/**'],
+    files: ['cli/**', 'bench/**', 'test/**', 'scripts/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
   {

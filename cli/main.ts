@@ -5,8 +5,10 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { openDatabase } from '../src/db/open-database.js';
 import type { Database } from '../src/db/dialect.js';
 import { ApiError } from '../src/http/errors.js';
+import { keygen } from './keygen.js';
 import { buildOperatorServices } from './operator-services.js';
 import type { OperatorServices } from './operator-services.js';
+import { token } from './token.js';
 
 const usage = `Usage: npm run --silent cli -- <command> [options]
 
@@ -18,13 +20,16 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   action run --action R.N [--tenant ID|system] [--id ID] [--body JSON] [--if-match ETAG] [--query "k=v&k2=v2"]
                               (runs a declared action as the operator; prints {status, etag?, body?})
   audit purge                 (deletes audit entries past their retention now)
+  keygen --out NAME           (P-256 key pair for a client: NAME.key, PKCS8 PEM mode 0600; NAME.pub, SPKI PEM)
+  token --client ID --key FILE [--scope "a:b c:d"] [--dpop] [--dpop-key FILE] [--kid K] [--url URL]
+                              (an access token from the running service at --url, default PUBLIC_URL)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
 on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
 
 type Handler = (services: OperatorServices, values: Record<string, string | undefined>) => Promise<unknown>;
 
-const commands: Record<string, { options: Record<string, { type: 'string' }>; run: Handler }> = {
+const commands: Record<string, { options: Record<string, { type: 'string' | 'boolean' }>; run: Handler }> = {
   'tenant create': {
     options: { name: { type: 'string' }, level: { type: 'string' }, parent: { type: 'string' }, currency: { type: 'string' } },
     run: (s, v) => s.createTenant({ name: v.name, level: v.level, parent: v.parent, currency: v.currency }),
@@ -53,6 +58,15 @@ const commands: Record<string, { options: Record<string, { type: 'string' }>; ru
     options: {},
     run: (s) => s.purgeAudit(),
   },
+  keygen: {
+    options: { out: { type: 'string' } },
+    run: (_s, v) => keygen({ out: v.out }),
+  },
+  token: {
+    options: { client: { type: 'string' }, key: { type: 'string' }, scope: { type: 'string' }, dpop: { type: 'boolean' }, 'dpop-key': { type: 'string' }, kid: { type: 'string' }, url: { type: 'string' } },
+    // parseArgs gives a boolean option `true` when present.
+    run: (_s, v) => token({ client: v.client, key: v.key, scope: v.scope, dpop: v.dpop !== undefined, dpopKey: v['dpop-key'], kid: v.kid, url: v.url }),
+  },
 };
 
 /** The one JSON object every run prints, so scripts can always parse stdout. */
@@ -77,9 +91,10 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  // Commands are one or two words (`actions`, `tenant create`).
-  const name = commands[argv[0] ?? ''] ? (argv[0] ?? '') : argv.slice(0, 2).join(' ');
-  const command = commands[name];
+  // Commands are two words (`tenant create`) or one (`keygen`, `token`).
+  const twoWords = argv.slice(0, 2).join(' ');
+  const name = !Object.hasOwn(commands, twoWords) && Object.hasOwn(commands, argv[0] ?? '') ? (argv[0] ?? '') : twoWords;
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) return usageError(name ? `unknown command "${name}"` : 'no command given');
   let values: Record<string, string | undefined>;
   try {

@@ -1,0 +1,1594 @@
+// Generated from the service's OpenAPI document (version 1.0.0) by
+// `npm run client:types` (scripts/write-client-types.ts). Do not edit by hand.
+
+import type { ResourceApi } from '../resource-api.js';
+
+/** Version of the API contract these types describe. */
+export const apiVersion = "1.0.0";
+
+/** RFC 9457 problem details. `code` is stable and machine-readable; `detail` is safe human text. */
+export interface Problem {
+  /** Problem type URI, one per `code`. */
+  type: string;
+  /** Generic title of the problem type. */
+  title: string;
+  status: number;
+  /** What went wrong in this request. */
+  detail: string;
+  /** The request path. */
+  instance: string;
+  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  /** One entry per problem with the request (validation). */
+  errors?: Array<{
+    field: string;
+    message: string;
+  }>;
+  /** On `cascade_conflict`: the child resources that block the delete. */
+  blocking_resources?: string[];
+}
+
+/** A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. */
+export interface TenantsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Display name. */
+  name: string;
+  /** Hierarchy level; must be below the parent's. */
+  level: "partner" | "parent_tenant" | "tenant";
+  /** Parent node; default the caller's node (absent for nodes under system). */
+  parent_id?: string | null;
+  /** Default ISO 4217 currency of amounts. */
+  currency: string;
+  /** Operational contact. */
+  contact_email?: string | null;
+}
+
+/** A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. In lists, `fields` may select a subset; `_id` is always present. */
+export interface TenantsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Display name. */
+  name?: string;
+  /** Hierarchy level; must be below the parent's. */
+  level?: "partner" | "parent_tenant" | "tenant";
+  /** Parent node; default the caller's node (absent for nodes under system). */
+  parent_id?: string | null;
+  /** Default ISO 4217 currency of amounts. */
+  currency?: string;
+  /** Operational contact. */
+  contact_email?: string | null;
+}
+
+/** One page of matching records. */
+export interface TenantsList {
+  items: TenantsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of tenants. Server-owned fields are refused (400). */
+export interface TenantsCreate {
+  /** Display name. */
+  name: string;
+  /** Hierarchy level; must be below the parent's. */
+  level?: "partner" | "parent_tenant" | "tenant";
+  /** Parent node; default the caller's node (absent for nodes under system). */
+  parent_id?: string | null;
+  /** Default ISO 4217 currency of amounts. */
+  currency?: string;
+  /** Operational contact. */
+  contact_email?: string | null;
+}
+
+/** Update body of tenants: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface TenantsUpdate {
+  /** Display name. */
+  name?: string;
+  /** Default ISO 4217 currency of amounts. */
+  currency?: string;
+  /** Operational contact. */
+  contact_email?: string | null;
+}
+
+/** A bookable product: a place or item with a number of units. */
+export interface ProductsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Display name. */
+  name: string;
+  /** Long description. */
+  description?: string | null;
+  /** Street address. */
+  address: string;
+  /** City. */
+  city: string;
+  /** Postal code. */
+  zip_code: string;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+  /** Number of bookable units. */
+  total_items: number;
+  /** Lifecycle state. */
+  status: "active" | "maintenance" | "retired";
+  /** Visible to end users. */
+  is_published: boolean;
+}
+
+/** A bookable product: a place or item with a number of units. In lists, `fields` may select a subset; `_id` is always present. */
+export interface ProductsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Display name. */
+  name?: string;
+  /** Long description. */
+  description?: string | null;
+  /** Street address. */
+  address?: string;
+  /** City. */
+  city?: string;
+  /** Postal code. */
+  zip_code?: string;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+  /** Number of bookable units. */
+  total_items?: number;
+  /** Lifecycle state. */
+  status?: "active" | "maintenance" | "retired";
+  /** Visible to end users. */
+  is_published?: boolean;
+}
+
+/** One page of matching records. */
+export interface ProductsList {
+  items: ProductsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of products. Server-owned fields are refused (400). */
+export interface ProductsCreate {
+  /** Display name. */
+  name: string;
+  /** Long description. */
+  description?: string | null;
+  /** Street address. */
+  address: string;
+  /** City. */
+  city: string;
+  /** Postal code. */
+  zip_code: string;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+  /** Number of bookable units. */
+  total_items: number;
+  /** Lifecycle state. */
+  status?: "active" | "maintenance" | "retired";
+  /** Visible to end users. */
+  is_published?: boolean;
+}
+
+/** Update body of products: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface ProductsUpdate {
+  /** Display name. */
+  name?: string;
+  /** Long description. */
+  description?: string | null;
+  /** Street address. */
+  address?: string;
+  /** City. */
+  city?: string;
+  /** Postal code. */
+  zip_code?: string;
+  /** ISO 3166-1 alpha-2 country code. */
+  country?: string | null;
+  /** Number of bookable units. */
+  total_items?: number;
+  /** Lifecycle state. */
+  status?: "active" | "maintenance" | "retired";
+  /** Visible to end users. */
+  is_published?: boolean;
+}
+
+/** An end user (guest, staff) of a tenant. */
+export interface UsersRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** E-mail address (unique per tenant is not enforced). */
+  email?: string;
+  /** Phone number, E.164. */
+  phone?: string | null;
+  /** Given name. */
+  first_name?: string | null;
+  /** Family name. */
+  last_name?: string | null;
+  /** Birth date (YYYY-MM-DD). */
+  date_of_birth?: string | null;
+  /** BCP 47 language tag. */
+  locale: string;
+  /** Role within the tenant. */
+  role: "guest" | "staff" | "admin";
+  /** Account state. */
+  status: "active" | "disabled";
+  /** Identifier in the partner's system. */
+  external_id?: string | null;
+  /** TOTP second factor configured. */
+  readonly totp_enabled?: boolean | null;
+  /** Time of erasure by depersonalisation, if erased. */
+  readonly erased_at?: string | null;
+}
+
+/** An end user (guest, staff) of a tenant. In lists, `fields` may select a subset; `_id` is always present. */
+export interface UsersListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** E-mail address (unique per tenant is not enforced). */
+  email?: string;
+  /** Phone number, E.164. */
+  phone?: string | null;
+  /** Given name. */
+  first_name?: string | null;
+  /** Family name. */
+  last_name?: string | null;
+  /** Birth date (YYYY-MM-DD). */
+  date_of_birth?: string | null;
+  /** BCP 47 language tag. */
+  locale?: string;
+  /** Role within the tenant. */
+  role?: "guest" | "staff" | "admin";
+  /** Account state. */
+  status?: "active" | "disabled";
+  /** Identifier in the partner's system. */
+  external_id?: string | null;
+  /** TOTP second factor configured. */
+  readonly totp_enabled?: boolean | null;
+  /** Time of erasure by depersonalisation, if erased. */
+  readonly erased_at?: string | null;
+}
+
+/** One page of matching records. */
+export interface UsersList {
+  items: UsersListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of users. Server-owned fields are refused (400). */
+export interface UsersCreate {
+  /** E-mail address (unique per tenant is not enforced). */
+  email: string;
+  /** Phone number, E.164. */
+  phone?: string | null;
+  /** Given name. */
+  first_name?: string | null;
+  /** Family name. */
+  last_name?: string | null;
+  /** Birth date (YYYY-MM-DD). */
+  date_of_birth?: string | null;
+  /** BCP 47 language tag. */
+  locale?: string;
+  /** Role within the tenant. */
+  role?: "guest" | "staff" | "admin";
+  /** Account state. */
+  status?: "active" | "disabled";
+  /** Identifier in the partner's system. */
+  external_id?: string | null;
+}
+
+/** Update body of users: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface UsersUpdate {
+  /** E-mail address (unique per tenant is not enforced). */
+  email?: string;
+  /** Phone number, E.164. */
+  phone?: string | null;
+  /** Given name. */
+  first_name?: string | null;
+  /** Family name. */
+  last_name?: string | null;
+  /** Birth date (YYYY-MM-DD). */
+  date_of_birth?: string | null;
+  /** BCP 47 language tag. */
+  locale?: string;
+  /** Role within the tenant. */
+  role?: "guest" | "staff" | "admin";
+  /** Account state. */
+  status?: "active" | "disabled";
+  /** Identifier in the partner's system. */
+  external_id?: string | null;
+}
+
+/** A reservation of a product for a time range. */
+export interface BookingsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Booked product. */
+  product_id: string;
+  /** End user the booking is for. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time: string;
+  /** End (ISO 8601), after start_time. */
+  end_time: string;
+  /** Lifecycle state. */
+  status: "active" | "cancelled" | "completed";
+  /** Units booked. */
+  quantity: number;
+  /** Partner's own reference. */
+  reference?: string | null;
+  /** Free-text notes; may mention the guest. */
+  notes?: string | null;
+}
+
+/** A reservation of a product for a time range. In lists, `fields` may select a subset; `_id` is always present. */
+export interface BookingsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Booked product. */
+  product_id?: string;
+  /** End user the booking is for. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time. */
+  end_time?: string;
+  /** Lifecycle state. */
+  status?: "active" | "cancelled" | "completed";
+  /** Units booked. */
+  quantity?: number;
+  /** Partner's own reference. */
+  reference?: string | null;
+  /** Free-text notes; may mention the guest. */
+  notes?: string | null;
+}
+
+/** One page of matching records. */
+export interface BookingsList {
+  items: BookingsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of bookings. Server-owned fields are refused (400). */
+export interface BookingsCreate {
+  /** Booked product. */
+  product_id: string;
+  /** End user the booking is for. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time: string;
+  /** End (ISO 8601), after start_time. */
+  end_time: string;
+  /** Lifecycle state. */
+  status?: "active" | "cancelled" | "completed";
+  /** Units booked. */
+  quantity?: number;
+  /** Partner's own reference. */
+  reference?: string | null;
+  /** Free-text notes; may mention the guest. */
+  notes?: string | null;
+}
+
+/** Update body of bookings: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface BookingsUpdate {
+  /** End user the booking is for. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time. */
+  end_time?: string;
+  /** Lifecycle state. */
+  status?: "active" | "cancelled" | "completed";
+  /** Units booked. */
+  quantity?: number;
+  /** Partner's own reference. */
+  reference?: string | null;
+  /** Free-text notes; may mention the guest. */
+  notes?: string | null;
+}
+
+/** A purchase of a product for a time range. */
+export interface OrdersRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Ordered product. */
+  product_id: string;
+  /** Ordering end user. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time: string;
+  /** End (ISO 8601), after start_time. */
+  end_time: string;
+  /** Lifecycle state. */
+  status: "active" | "confirmed" | "cancelled" | "completed";
+  /** Order total in `currency`. */
+  total_amount?: number | null;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** A purchase of a product for a time range. In lists, `fields` may select a subset; `_id` is always present. */
+export interface OrdersListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Ordered product. */
+  product_id?: string;
+  /** Ordering end user. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time. */
+  end_time?: string;
+  /** Lifecycle state. */
+  status?: "active" | "confirmed" | "cancelled" | "completed";
+  /** Order total in `currency`. */
+  total_amount?: number | null;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** One page of matching records. */
+export interface OrdersList {
+  items: OrdersListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of orders. Server-owned fields are refused (400). */
+export interface OrdersCreate {
+  /** Ordered product. */
+  product_id: string;
+  /** Ordering end user. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time: string;
+  /** End (ISO 8601), after start_time. */
+  end_time: string;
+  /** Lifecycle state. */
+  status?: "active" | "confirmed" | "cancelled" | "completed";
+  /** Order total in `currency`. */
+  total_amount?: number | null;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** Update body of orders: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface OrdersUpdate {
+  /** Ordering end user. */
+  user_id?: string | null;
+  /** Start (ISO 8601). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time. */
+  end_time?: string;
+  /** Lifecycle state. */
+  status?: "active" | "confirmed" | "cancelled" | "completed";
+  /** Order total in `currency`. */
+  total_amount?: number | null;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** A fee attached to a product (cleaning, service, tax). */
+export interface ServiceChargesRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Product the charge applies to. */
+  product_id: string;
+  /** Label shown on invoices. */
+  name?: string | null;
+  /** Amount in `currency` (decimal). */
+  amount: number;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** A fee attached to a product (cleaning, service, tax). In lists, `fields` may select a subset; `_id` is always present. */
+export interface ServiceChargesListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Product the charge applies to. */
+  product_id?: string;
+  /** Label shown on invoices. */
+  name?: string | null;
+  /** Amount in `currency` (decimal). */
+  amount?: number;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** One page of matching records. */
+export interface ServiceChargesList {
+  items: ServiceChargesListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of service-charges. Server-owned fields are refused (400). */
+export interface ServiceChargesCreate {
+  /** Product the charge applies to. */
+  product_id: string;
+  /** Label shown on invoices. */
+  name?: string | null;
+  /** Amount in `currency` (decimal). */
+  amount: number;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** Update body of service-charges: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface ServiceChargesUpdate {
+  /** Label shown on invoices. */
+  name?: string | null;
+  /** Amount in `currency` (decimal). */
+  amount?: number;
+  /** ISO 4217 code; defaults to the tenant's currency. */
+  currency?: string;
+}
+
+/** A recurring entitlement to a product. */
+export interface SubscriptionsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Subscribed product. */
+  product_id: string;
+  /** Subscribing end user. */
+  user_id?: string | null;
+  /** Plan name. */
+  plan?: string | null;
+  /** Lifecycle state. */
+  status: "active" | "paused" | "cancelled";
+  /** End of validity; absent means open-ended. */
+  valid_until?: string | null;
+}
+
+/** A recurring entitlement to a product. In lists, `fields` may select a subset; `_id` is always present. */
+export interface SubscriptionsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Subscribed product. */
+  product_id?: string;
+  /** Subscribing end user. */
+  user_id?: string | null;
+  /** Plan name. */
+  plan?: string | null;
+  /** Lifecycle state. */
+  status?: "active" | "paused" | "cancelled";
+  /** End of validity; absent means open-ended. */
+  valid_until?: string | null;
+}
+
+/** One page of matching records. */
+export interface SubscriptionsList {
+  items: SubscriptionsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of subscriptions. Server-owned fields are refused (400). */
+export interface SubscriptionsCreate {
+  /** Subscribed product. */
+  product_id: string;
+  /** Subscribing end user. */
+  user_id?: string | null;
+  /** Plan name. */
+  plan?: string | null;
+  /** Lifecycle state. */
+  status?: "active" | "paused" | "cancelled";
+  /** End of validity; absent means open-ended. */
+  valid_until?: string | null;
+}
+
+/** Update body of subscriptions: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface SubscriptionsUpdate {
+  /** Subscribing end user. */
+  user_id?: string | null;
+  /** Plan name. */
+  plan?: string | null;
+  /** Lifecycle state. */
+  status?: "active" | "paused" | "cancelled";
+  /** End of validity; absent means open-ended. */
+  valid_until?: string | null;
+}
+
+/** A machine-to-machine client authenticating with private_key_jwt. */
+export interface ApiClientsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** OAuth client_id (`iss`/`sub` of assertions); equals `_id`. */
+  readonly client_id?: string;
+  /** Display name. */
+  name: string;
+  /** Capabilities assigned (the scopes a token may carry). A capability name, as listed by GET /v1/capabilities. */
+  capabilities: string[];
+  /** Source networks (CIDR, IPv4/IPv6) allowed to use the client; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist: string[];
+  /** A disabled client cannot obtain tokens. */
+  disabled: boolean;
+  /** Hierarchy level of the client's tenant node. */
+  readonly level?: string;
+  /** Registered public keys: kid, alg, thumbprint, created_at, active_until. */
+  readonly keys?: ClientKey[];
+}
+
+/** A machine-to-machine client authenticating with private_key_jwt. In lists, `fields` may select a subset; `_id` is always present. */
+export interface ApiClientsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** OAuth client_id (`iss`/`sub` of assertions); equals `_id`. */
+  readonly client_id?: string;
+  /** Display name. */
+  name?: string;
+  /** Capabilities assigned (the scopes a token may carry). A capability name, as listed by GET /v1/capabilities. */
+  capabilities?: string[];
+  /** Source networks (CIDR, IPv4/IPv6) allowed to use the client; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
+  /** A disabled client cannot obtain tokens. */
+  disabled?: boolean;
+  /** Hierarchy level of the client's tenant node. */
+  readonly level?: string;
+  /** Registered public keys: kid, alg, thumbprint, created_at, active_until. */
+  readonly keys?: ClientKey[];
+}
+
+/** One page of matching records. */
+export interface ApiClientsList {
+  items: ApiClientsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of api-clients. Server-owned fields are refused (400). */
+export interface ApiClientsCreate {
+  /** Display name. */
+  name: string;
+  /** Capabilities assigned (the scopes a token may carry). A capability name, as listed by GET /v1/capabilities. */
+  capabilities: string[];
+  /** Source networks (CIDR, IPv4/IPv6) allowed to use the client; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
+  /** A disabled client cannot obtain tokens. */
+  disabled?: boolean;
+  /** First public key (SPKI PEM, EC P-256/P-384/P-521). Create only. A PEM document (SPKI public key). */
+  public_key: string;
+  /** Key id of the first key; default RFC 7638 thumbprint. Create only. */
+  kid?: string;
+}
+
+/** Update body of api-clients: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface ApiClientsUpdate {
+  /** Display name. */
+  name?: string;
+  /** Capabilities assigned (the scopes a token may carry). A capability name, as listed by GET /v1/capabilities. */
+  capabilities?: string[];
+  /** Source networks (CIDR, IPv4/IPv6) allowed to use the client; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
+  /** A disabled client cannot obtain tokens. */
+  disabled?: boolean;
+}
+
+/** An outgoing webhook subscription. */
+export interface WebhooksRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** HTTPS endpoint that receives events. */
+  url: string;
+  /** Event names delivered to the endpoint. */
+  events: string[];
+  /** Free text. */
+  description?: string | null;
+  /** Deliveries are paused when false. */
+  active: boolean;
+}
+
+/** An outgoing webhook subscription. In lists, `fields` may select a subset; `_id` is always present. */
+export interface WebhooksListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** HTTPS endpoint that receives events. */
+  url?: string;
+  /** Event names delivered to the endpoint. */
+  events?: string[];
+  /** Free text. */
+  description?: string | null;
+  /** Deliveries are paused when false. */
+  active?: boolean;
+}
+
+/** One page of matching records. */
+export interface WebhooksList {
+  items: WebhooksListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of webhooks. Server-owned fields are refused (400). */
+export interface WebhooksCreate {
+  /** HTTPS endpoint that receives events. */
+  url: string;
+  /** Event names delivered to the endpoint. */
+  events: string[];
+  /** Free text. */
+  description?: string | null;
+  /** Deliveries are paused when false. */
+  active?: boolean;
+}
+
+/** Update body of webhooks: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface WebhooksUpdate {
+  /** HTTPS endpoint that receives events. */
+  url?: string;
+  /** Event names delivered to the endpoint. */
+  events?: string[];
+  /** Free text. */
+  description?: string | null;
+  /** Deliveries are paused when false. */
+  active?: boolean;
+}
+
+/** A user's consent decision for one processing purpose. */
+export interface ConsentsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** User who decided. */
+  user_id: string;
+  /** Processing purpose (e.g. marketing_email). */
+  purpose: string;
+  /** Consent given (true) or withdrawn (false). */
+  granted: boolean;
+  /** Where the decision was captured. */
+  source?: string | null;
+  /** When the consent lapses. */
+  expires_at?: string | null;
+}
+
+/** A user's consent decision for one processing purpose. In lists, `fields` may select a subset; `_id` is always present. */
+export interface ConsentsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** User who decided. */
+  user_id?: string;
+  /** Processing purpose (e.g. marketing_email). */
+  purpose?: string;
+  /** Consent given (true) or withdrawn (false). */
+  granted?: boolean;
+  /** Where the decision was captured. */
+  source?: string | null;
+  /** When the consent lapses. */
+  expires_at?: string | null;
+}
+
+/** One page of matching records. */
+export interface ConsentsList {
+  items: ConsentsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of consents. Server-owned fields are refused (400). */
+export interface ConsentsCreate {
+  /** User who decided. */
+  user_id: string;
+  /** Processing purpose (e.g. marketing_email). */
+  purpose: string;
+  /** Consent given (true) or withdrawn (false). */
+  granted: boolean;
+  /** Where the decision was captured. */
+  source?: string | null;
+  /** When the consent lapses. */
+  expires_at?: string | null;
+}
+
+/** Update body of consents: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface ConsentsUpdate {
+  /** Processing purpose (e.g. marketing_email). */
+  purpose?: string;
+  /** Consent given (true) or withdrawn (false). */
+  granted?: boolean;
+  /** Where the decision was captured. */
+  source?: string | null;
+  /** When the consent lapses. */
+  expires_at?: string | null;
+}
+
+/** Suspends erasure and retention purges of one record. */
+export interface LegalHoldsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Resource name of the held record. */
+  resource: string;
+  /** Held record. */
+  record_id: string;
+  /** Legal basis (case number, authority). */
+  reason: string;
+  /** Hold ends automatically at this time; absent means until released. */
+  expires_at?: string | null;
+}
+
+/** Suspends erasure and retention purges of one record. In lists, `fields` may select a subset; `_id` is always present. */
+export interface LegalHoldsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Resource name of the held record. */
+  resource?: string;
+  /** Held record. */
+  record_id?: string;
+  /** Legal basis (case number, authority). */
+  reason?: string;
+  /** Hold ends automatically at this time; absent means until released. */
+  expires_at?: string | null;
+}
+
+/** One page of matching records. */
+export interface LegalHoldsList {
+  items: LegalHoldsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of legal-holds. Server-owned fields are refused (400). */
+export interface LegalHoldsCreate {
+  /** Resource name of the held record. */
+  resource: string;
+  /** Held record. */
+  record_id: string;
+  /** Legal basis (case number, authority). */
+  reason: string;
+  /** Hold ends automatically at this time; absent means until released. */
+  expires_at?: string | null;
+}
+
+/** Update body of legal-holds: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface LegalHoldsUpdate {
+  /** Legal basis (case number, authority). */
+  reason?: string;
+  /** Hold ends automatically at this time; absent means until released. */
+  expires_at?: string | null;
+}
+
+/** How long records of a category are kept before purge or anonymisation. */
+export interface RetentionPoliciesRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Data category (an audit category or a resource name). */
+  category: string;
+  /** Days to keep. */
+  retention_days: number;
+  /** What happens after expiry. */
+  action: "delete" | "anonymize";
+}
+
+/** How long records of a category are kept before purge or anonymisation. In lists, `fields` may select a subset; `_id` is always present. */
+export interface RetentionPoliciesListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Data category (an audit category or a resource name). */
+  category?: string;
+  /** Days to keep. */
+  retention_days?: number;
+  /** What happens after expiry. */
+  action?: "delete" | "anonymize";
+}
+
+/** One page of matching records. */
+export interface RetentionPoliciesList {
+  items: RetentionPoliciesListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+/** Create body of retention-policies. Server-owned fields are refused (400). */
+export interface RetentionPoliciesCreate {
+  /** Data category (an audit category or a resource name). */
+  category: string;
+  /** Days to keep. */
+  retention_days: number;
+  /** What happens after expiry. */
+  action?: "delete" | "anonymize";
+}
+
+/** Update body of retention-policies: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface RetentionPoliciesUpdate {
+  /** Data category (an audit category or a resource name). */
+  category?: string;
+  /** Days to keep. */
+  retention_days?: number;
+  /** What happens after expiry. */
+  action?: "delete" | "anonymize";
+}
+
+/** Append-only trail of every change and security event. */
+export interface AuditLogsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** Retention category: `data` for changes, `security` for security events. */
+  readonly category?: string;
+  /** Kind of actor. */
+  readonly actor_type?: "client" | "user" | "system";
+  /** Client or user id, or `system`. */
+  readonly actor_id?: string;
+  /** Source address of the request. */
+  readonly client_ip?: string | null;
+  /** Request id (also in logs). */
+  readonly request_id?: string | null;
+  /** `create`, `update`, `delete` or a sub-operation / security event name. */
+  readonly action?: string;
+  /** Resource name. */
+  readonly resource?: string;
+  /** Affected record. */
+  readonly record_id?: string | null;
+  /** Changed fields before (full snapshot on delete). */
+  readonly old_values?: Record<string, unknown> | null;
+  /** Changed fields after. */
+  readonly new_values?: Record<string, unknown> | null;
+}
+
+/** Append-only trail of every change and security event. In lists, `fields` may select a subset; `_id` is always present. */
+export interface AuditLogsListItem {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id?: string | null;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at?: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at?: string;
+  /** Retention category: `data` for changes, `security` for security events. */
+  readonly category?: string;
+  /** Kind of actor. */
+  readonly actor_type?: "client" | "user" | "system";
+  /** Client or user id, or `system`. */
+  readonly actor_id?: string;
+  /** Source address of the request. */
+  readonly client_ip?: string | null;
+  /** Request id (also in logs). */
+  readonly request_id?: string | null;
+  /** `create`, `update`, `delete` or a sub-operation / security event name. */
+  readonly action?: string;
+  /** Resource name. */
+  readonly resource?: string;
+  /** Affected record. */
+  readonly record_id?: string | null;
+  /** Changed fields before (full snapshot on delete). */
+  readonly old_values?: Record<string, unknown> | null;
+  /** Changed fields after. */
+  readonly new_values?: Record<string, unknown> | null;
+}
+
+/** One page of matching records. */
+export interface AuditLogsList {
+  items: AuditLogsListItem[];
+  /** Number of matching records. */
+  total: number;
+  /** This page, starting at 1. */
+  page: number;
+  /** Page size. */
+  per_page: number;
+}
+
+export interface TokenRequest {
+  grant_type: unknown;
+  client_id: string;
+  client_assertion_type: unknown;
+  /** Signed JWT (ES256/ES384/ES512): `iss` = `sub` = client_id, `aud` = `http://localhost:3000/v1/auth/token`, unique `jti`, `iat`, `exp` at most 300 s after `iat`. */
+  client_assertion: string;
+  /** Space-separated capabilities; omitted grants every assigned capability. */
+  scope?: string;
+}
+
+export interface TokenResponse {
+  /** ES512 JWT (RFC 9068). */
+  access_token: string;
+  token_type: "Bearer" | "DPoP";
+  /** Seconds; default 900. */
+  expires_in: number;
+  /** Granted capabilities, space-separated. */
+  scope: string;
+}
+
+/** RFC 6749 §5.2 error. `invalid_request` 400: malformed form body, a missing or repeated field, an Authorization header; `invalid_client` 401: client authentication failed (unknown client or key, bad assertion, replayed jti, source address); `invalid_grant` 400: the grant is invalid; `unsupported_grant_type` 400: grant_type other than client_credentials; `invalid_scope` 400: unknown scope, or nothing requested is assigned; `invalid_dpop_proof` 400: bad DPoP proof; `use_dpop_nonce` 400: the DPoP proof lacks the current server nonce (see DPoP-Nonce); `rate_limited` 429: too many token requests; retry after Retry-After seconds; `server_error` 500: unexpected failure. */
+export interface OAuthError {
+  error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | "rate_limited" | "server_error";
+  error_description: string;
+}
+
+export interface ClientKey {
+  kid: string;
+  alg: "ES256" | "ES384" | "ES512";
+  /** RFC 7638 JWK thumbprint. */
+  thumbprint: string;
+  created_at: string;
+  /** End of validity after a rotation; null while current. */
+  active_until: string | null;
+}
+
+export interface AddClientKeyResult {
+  client_id: string;
+  kid: string;
+  key: ClientKey;
+  retired: Array<{
+    kid: string;
+    active_until: string;
+  }>;
+}
+
+export interface AddClientKey {
+  /** SPKI PEM, EC P-256/P-384/P-521. */
+  public_key: string;
+  /** Default: the RFC 7638 thumbprint. */
+  kid?: string;
+  /** Days earlier keys stay valid; default 30. */
+  overlap_days?: number;
+}
+
+/** draft-inadarei-api-health-check response. */
+export interface Health {
+  status: "pass" | "fail";
+  checks?: Record<string, unknown>;
+}
+
+export interface CapabilityList {
+  items: Array<{
+    name: string;
+    resource: string;
+    description: string;
+  }>;
+  total: number;
+}
+
+/** RFC 7517 JWK set of the access-token verification keys (ES512). */
+export interface Jwks {
+  keys: Array<{
+    kid?: string;
+    kty: string;
+    alg?: string;
+  }>;
+}
+
+/** RFC 8414 metadata of the issuer `{PUBLIC_URL}/v1`. */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  scopes_supported?: string[];
+}
+
+/** Types of `api-clients` for the resource client. */
+export interface ApiClientsTypes {
+  readonly record: ApiClientsRecord;
+  readonly create: ApiClientsCreate;
+  readonly update: ApiClientsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "client_id" | "name" | "capabilities" | "ip_allowlist" | "disabled" | "level" | "keys";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly client_id: string;
+    readonly name: string;
+    readonly disabled: boolean;
+    readonly level: string;
+  };
+}
+
+/** Types of `audit-logs` for the resource client. */
+export interface AuditLogsTypes {
+  readonly record: AuditLogsRecord;
+  readonly create: never;
+  readonly update: never;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "category" | "actor_type" | "actor_id" | "client_ip" | "request_id" | "action" | "resource" | "record_id" | "old_values" | "new_values";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "category" | "-category" | "actor_type" | "-actor_type" | "actor_id" | "-actor_id" | "action" | "-action" | "resource" | "-resource";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly category: string;
+    readonly actor_type: string;
+    readonly actor_id: string;
+    readonly client_ip: string;
+    readonly request_id: string;
+    readonly action: string;
+    readonly resource: string;
+    readonly record_id: string;
+  };
+}
+
+/** Types of `bookings` for the resource client. */
+export interface BookingsTypes {
+  readonly record: BookingsRecord;
+  readonly create: BookingsCreate;
+  readonly update: BookingsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "quantity" | "reference" | "notes";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "quantity" | "-quantity";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly user_id: string;
+    readonly start_time: string | Date;
+    readonly end_time: string | Date;
+    readonly status: string;
+    readonly quantity: number;
+    readonly reference: string;
+  };
+}
+
+/** Types of `consents` for the resource client. */
+export interface ConsentsTypes {
+  readonly record: ConsentsRecord;
+  readonly create: ConsentsCreate;
+  readonly update: ConsentsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "user_id" | "purpose" | "granted" | "source" | "expires_at";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "purpose" | "-purpose" | "expires_at" | "-expires_at";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly user_id: string;
+    readonly purpose: string;
+    readonly granted: boolean;
+    readonly expires_at: string | Date;
+  };
+}
+
+/** Types of `legal-holds` for the resource client. */
+export interface LegalHoldsTypes {
+  readonly record: LegalHoldsRecord;
+  readonly create: LegalHoldsCreate;
+  readonly update: LegalHoldsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "resource" | "record_id" | "reason" | "expires_at";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "expires_at" | "-expires_at";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly resource: string;
+    readonly record_id: string;
+    readonly expires_at: string | Date;
+  };
+}
+
+/** Types of `orders` for the resource client. */
+export interface OrdersTypes {
+  readonly record: OrdersRecord;
+  readonly create: OrdersCreate;
+  readonly update: OrdersUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "total_amount" | "currency";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "total_amount" | "-total_amount";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly user_id: string;
+    readonly start_time: string | Date;
+    readonly end_time: string | Date;
+    readonly status: string;
+    readonly total_amount: number;
+    readonly currency: string;
+  };
+}
+
+/** Types of `products` for the resource client. */
+export interface ProductsTypes {
+  readonly record: ProductsRecord;
+  readonly create: ProductsCreate;
+  readonly update: ProductsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "is_published";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "city" | "-city" | "zip_code" | "-zip_code" | "total_items" | "-total_items" | "status" | "-status" | "is_published" | "-is_published";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly name: string;
+    readonly address: string;
+    readonly city: string;
+    readonly zip_code: string;
+    readonly country: string;
+    readonly total_items: number;
+    readonly status: string;
+    readonly is_published: boolean;
+  };
+}
+
+/** Types of `retention-policies` for the resource client. */
+export interface RetentionPoliciesTypes {
+  readonly record: RetentionPoliciesRecord;
+  readonly create: RetentionPoliciesCreate;
+  readonly update: RetentionPoliciesUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "category" | "retention_days" | "action";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "category" | "-category" | "retention_days" | "-retention_days";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly category: string;
+    readonly retention_days: number;
+    readonly action: string;
+  };
+}
+
+/** Types of `service-charges` for the resource client. */
+export interface ServiceChargesTypes {
+  readonly record: ServiceChargesRecord;
+  readonly create: ServiceChargesCreate;
+  readonly update: ServiceChargesUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "name" | "amount" | "currency";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "name" | "-name" | "amount" | "-amount";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly name: string;
+    readonly amount: number;
+    readonly currency: string;
+  };
+}
+
+/** Types of `subscriptions` for the resource client. */
+export interface SubscriptionsTypes {
+  readonly record: SubscriptionsRecord;
+  readonly create: SubscriptionsCreate;
+  readonly update: SubscriptionsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "plan" | "status" | "valid_until";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "plan" | "-plan" | "status" | "-status" | "valid_until" | "-valid_until";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly user_id: string;
+    readonly plan: string;
+    readonly status: string;
+    readonly valid_until: string | Date;
+  };
+}
+
+/** Types of `tenants` for the resource client. */
+export interface TenantsTypes {
+  readonly record: TenantsRecord;
+  readonly create: TenantsCreate;
+  readonly update: TenantsUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "level" | "parent_id" | "currency" | "contact_email";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "level" | "-level";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly name: string;
+    readonly level: string;
+    readonly parent_id: string;
+    readonly currency: string;
+  };
+}
+
+/** Types of `users` for the resource client. */
+export interface UsersTypes {
+  readonly record: UsersRecord;
+  readonly create: UsersCreate;
+  readonly update: UsersUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "email" | "phone" | "first_name" | "last_name" | "date_of_birth" | "locale" | "role" | "status" | "external_id" | "totp_enabled" | "erased_at";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "role" | "-role" | "status" | "-status";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly locale: string;
+    readonly role: string;
+    readonly status: string;
+    readonly external_id: string;
+    readonly totp_enabled: boolean;
+    readonly erased_at: string | Date;
+  };
+}
+
+/** Types of `webhooks` for the resource client. */
+export interface WebhooksTypes {
+  readonly record: WebhooksRecord;
+  readonly create: WebhooksCreate;
+  readonly update: WebhooksUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "url" | "events" | "description" | "active";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly url: string;
+    readonly active: boolean;
+  };
+}
+
+/** One client per resource, with the operations the resource has. */
+export interface ResourceClients {
+  /** `/v1/api-clients`: A machine-to-machine client authenticating with private_key_jwt. */
+  readonly apiClients: ResourceApi<ApiClientsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/audit-logs`: Append-only trail of every change and security event. */
+  readonly auditLogs: ResourceApi<AuditLogsTypes, "list" | "get">;
+  /** `/v1/bookings`: A reservation of a product for a time range. */
+  readonly bookings: ResourceApi<BookingsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/consents`: A user's consent decision for one processing purpose. */
+  readonly consents: ResourceApi<ConsentsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/legal-holds`: Suspends erasure and retention purges of one record. */
+  readonly legalHolds: ResourceApi<LegalHoldsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/orders`: A purchase of a product for a time range. */
+  readonly orders: ResourceApi<OrdersTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/products`: A bookable product: a place or item with a number of units. */
+  readonly products: ResourceApi<ProductsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/retention-policies`: How long records of a category are kept before purge or anonymisation. */
+  readonly retentionPolicies: ResourceApi<RetentionPoliciesTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/service-charges`: A fee attached to a product (cleaning, service, tax). */
+  readonly serviceCharges: ResourceApi<ServiceChargesTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/subscriptions`: A recurring entitlement to a product. */
+  readonly subscriptions: ResourceApi<SubscriptionsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/tenants`: A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. */
+  readonly tenants: ResourceApi<TenantsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/users`: An end user (guest, staff) of a tenant. */
+  readonly users: ResourceApi<UsersTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/webhooks`: An outgoing webhook subscription. */
+  readonly webhooks: ResourceApi<WebhooksTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+}
+
+/** Property name, path segment and methods of every resource client. */
+export const resourceCatalogue = [
+  { property: "apiClients", path: "api-clients", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "auditLogs", path: "audit-logs", methods: ["list", "get"] },
+  { property: "bookings", path: "bookings", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "consents", path: "consents", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "legalHolds", path: "legal-holds", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "orders", path: "orders", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "products", path: "products", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "retentionPolicies", path: "retention-policies", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "serviceCharges", path: "service-charges", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "subscriptions", path: "subscriptions", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "tenants", path: "tenants", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "users", path: "users", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "webhooks", path: "webhooks", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+] as const;
