@@ -57,16 +57,22 @@ export function finishBuild(root: string): void {
   renameSync(join(root, pendingFile), join(root, stampFile));
 }
 
-/** Whether the last successful build was of exactly the current inputs and its outputs are all there. */
-export function buildIsCurrent(root: string): boolean {
-  if (!outputs.every((output) => existsSync(join(root, output)))) return false;
+/** Why `npm start` must build first, or `undefined` when the last successful build was of exactly the current inputs. */
+export function staleReason(root: string): string | undefined {
+  const missing = outputs.find((output) => !existsSync(join(root, output)));
+  if (missing) return `no build yet (${missing} is missing)`;
   let stamp: string;
   try {
     stamp = readFileSync(join(root, stampFile), 'utf8').trim();
   } catch {
-    return false;
+    return 'no finished build recorded';
   }
-  return stamp === inputDigest(root);
+  return stamp === inputDigest(root) ? undefined : 'sources changed since the last build';
+}
+
+/** Whether the last successful build was of exactly the current inputs and its outputs are all there. */
+export function buildIsCurrent(root: string): boolean {
+  return staleReason(root) === undefined;
 }
 
 // Run as a script (either path may go through a symlink).
@@ -76,8 +82,9 @@ if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpath
   else if (command === 'finish') finishBuild(root);
   else if (command === 'current') {
     // Exit 1 makes `prestart` (`current || npm run build`) build.
-    if (!buildIsCurrent(root)) {
-      console.error('build-stamp: sources changed since the last build (or no build yet): building');
+    const reason = staleReason(root);
+    if (reason) {
+      console.error(`build-stamp: ${reason}: building`);
       process.exitCode = 1;
     }
   } else {

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { beginBuild, buildIsCurrent, finishBuild } from '../../../scripts/build-stamp.js';
+import { beginBuild, buildIsCurrent, finishBuild, staleReason } from '../../../scripts/build-stamp.js';
 import { repoRoot } from '../../support/run-cli.js';
 
 let root: string;
@@ -79,6 +79,16 @@ describe('buildIsCurrent', () => {
     build();
     beginBuild(root);
     expect(buildIsCurrent(root)).toBe(false);
+    expect(staleReason(root)).toBe('no finished build recorded');
+  });
+
+  it('says why it builds', () => {
+    rmSync(join(root, 'dist'), { recursive: true });
+    expect(staleReason(root)).toBe('no build yet (dist/src/start.cjs is missing)');
+    project();
+    build();
+    write('cli/main.ts', 'export const c = 4;\n');
+    expect(staleReason(root)).toBe('sources changed since the last build');
   });
 });
 
