@@ -70,11 +70,14 @@ export function ensureSystemPackages(packages: readonly SystemPackage[] = system
   }
   const started = Date.now();
   host.say(`test set-up: installing ${names.join(', ')} with apt-get (missing on this machine):\n${listed(missing)}`);
-  for (const args of [['update', ...aptOptions], ['install', '-y', ...aptOptions, ...names]]) {
-    const result = host.run('apt-get', args);
-    if (result.status !== 0) {
-      throw new Error(`test set-up: apt-get ${args[0]} failed (exit ${result.status}) while installing ${names.join(', ')}:\n${result.output.trim().slice(-2000)}`);
-    }
+  // A failed update (say, another run holds the lists lock) is not fatal by itself: the
+  // package lists may be current already. The install decides.
+  const update = host.run('apt-get', ['update', ...aptOptions]);
+  if (update.status !== 0) host.say(`test set-up: apt-get update failed (exit ${update.status}); trying the install with the lists as they are`);
+  const install = host.run('apt-get', ['install', '-y', ...aptOptions, ...names]);
+  if (install.status !== 0) {
+    const output = [update.status === 0 ? '' : update.output, install.output].join('\n').trim().slice(-2000);
+    throw new Error(`test set-up: apt-get install failed (exit ${install.status}) while installing ${names.join(', ')}:\n${output}`);
   }
   const still = missing.filter((p) => p.locate() === undefined);
   if (still.length > 0) {

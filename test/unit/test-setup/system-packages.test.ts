@@ -71,6 +71,15 @@ describe('ensureSystemPackages', () => {
     expect(() => ensureSystemPackages([fakePackage('chromium', installed)], host)).toThrow(/apt-get install failed \(exit 100\) while installing chromium:\nE: Unable to locate package/);
   });
 
+  it('goes on to the install when the update fails (the lists may be current)', () => {
+    const installed = new Set<string>();
+    const { host, calls, said } = fakeHost({ root: true, installed, failing: 'update' });
+    ensureSystemPackages([fakePackage('redis-server', installed)], host);
+    expect(calls).toHaveLength(2);
+    expect(said[1]).toContain('apt-get update failed (exit 100)');
+    expect(installed.has('redis-server')).toBe(true);
+  });
+
   it('fails when a package was installed but its program is still not found', () => {
     const installed = new Set<string>();
     const { host } = fakeHost({ root: true, installed, installs: false });
