@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config/config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
+import { connectionDrain } from './http/connection-drain.js';
 import { retentionFromConfig } from './services/audit-retention.js';
 import { systemClock } from './services/clock.js';
 import { startRetentionJob } from './services/retention-job.js';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   keyReload.unref();
   const stopRetention = startRetentionJob(database, retentionFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
 
+  const connections = connectionDrain(app.server.server);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -40,8 +42,9 @@ async function main(): Promise<void> {
     timer.unref();
     try {
       clearInterval(keyReload);
-      await stopRetention();
-      await app.server.close();
+      connections.drain();
+      // Stop listening first: a purge run still going must not keep the port accepting.
+      await Promise.all([app.server.close(), stopRetention()]);
       await database.close();
       log.info('shutdown complete');
       process.exit(0);

@@ -1,33 +1,32 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { postgresBinDir } from './system-binaries.js';
 
 /**
  * A throwaway PostgreSQL cluster for the test run: initdb into a temp dir, start on a free
- * port, hand out its URL, remove everything at the end. PostgreSQL refuses to run as root,
- * so as root the server runs as the `postgres` user. A missing server is a loud failure.
+ * port, hand out its URL, remove everything at the end. The programs come from the PATH or
+ * Debian's /usr/lib/postgresql/<version>/bin. PostgreSQL refuses to run as root, so as root
+ * the server runs as the `postgres` user. A missing server is a loud failure.
  */
 export interface Cluster {
   readonly url: string;
   stop(): void;
 }
 
-function requireBinary(name: string): void {
-  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-  if (found.status !== 0) {
-    throw new Error(`PostgreSQL tests need "${name}" on the PATH (install the postgresql package); refusing to skip them silently.`);
-  }
-}
-
 export async function startCluster(): Promise<Cluster> {
-  for (const binary of ['initdb', 'pg_ctl', 'postgres']) requireBinary(binary);
+  const bin = postgresBinDir();
+  if (!bin) {
+    throw new Error('PostgreSQL tests need initdb, pg_ctl and postgres (on the PATH or in /usr/lib/postgresql/*/bin; Debian package postgresql); refusing to skip them silently.');
+  }
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'booking-pg-'));
   const dataDir = join(dir, 'data');
   const port = await freePort();
-  const run = (command: string, args: string[]) => {
+  const run = (program: string, args: string[]) => {
+    const command = join(bin, program);
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
     execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
   };
