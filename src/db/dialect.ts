@@ -1,11 +1,15 @@
 import type { Kysely, RawBuilder, SqlBool, Expression } from 'kysely';
 import type { FieldType } from '../registry/types.js';
 import type { ChangeFeed } from './change-feed.js';
+import type { ServiceTables } from './service-tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
-/** Rows are dynamic (tables derive from the registry), so the schema type is open. */
-export type Tables = Record<string, Record<string, unknown>>;
+/**
+ * Resource tables are dynamic (they derive from the registry), so the schema type is open;
+ * the service's own tables are typed (`service-tables.ts`).
+ */
+export type Tables = Record<string, Record<string, unknown>> & ServiceTables;
 export type Db = Kysely<Tables>;
 
 /**
