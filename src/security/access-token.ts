@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { TokenError } from './oauth-error.js';
-import type { Level } from './principal.js';
+import { systemNodeId, type Level } from './principal.js';
 import type { SigningKeyStore } from './signing-keys.js';
 
 /** The claims of an access token. */
@@ -18,8 +18,8 @@ export interface AccessTokenClaims {
   readonly aud: string;
   /** Space-separated granted capabilities. */
   readonly scope: string;
-  /** The client's tenant node; `null` for the root `system` node. */
-  readonly tenant_id: string | null;
+  /** The client's tenant node id; `"system"` for the built-in root node. */
+  readonly tenant_id: string;
   readonly level: Level;
   readonly jti: string;
   readonly iat: number;
@@ -35,6 +35,7 @@ export interface AccessTokenGrant {
   readonly subject: string;
   readonly clientId: string;
   readonly scope: string;
+  /** The client's node; `null` (how the root is stored) is written as `"system"`. */
   readonly tenantId: string | null;
   readonly level: Level;
   /** DPoP key thumbprint, when the token is to be DPoP-bound. */
@@ -55,7 +56,7 @@ export async function issueAccessToken(
     client_id: grant.clientId,
     aud: grant.audience,
     scope: grant.scope,
-    tenant_id: grant.tenantId,
+    tenant_id: grant.tenantId ?? systemNodeId,
     level: grant.level,
     jti: randomUUID(),
     iat,
@@ -169,7 +170,9 @@ function toClaims(payload: JWTPayload): AccessTokenClaims {
   ) {
     throw new TokenError('invalid_token', 'claims have the wrong shape');
   }
-  const base = { iss, sub, client_id, aud, scope, tenant_id, level: level as Level, jti, iat, exp };
+  // `null` is what tokens of system clients carried before the claim became "system"; they
+  // stay valid until they expire (one token lifetime after an upgrade).
+  const base = { iss, sub, client_id, aud, scope, tenant_id: tenant_id ?? systemNodeId, level: level as Level, jti, iat, exp };
   return freeze(typeof jkt === 'string' ? { ...base, cnf: { jkt } } : base);
 }
 

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { AccessTokenVerifier, issueAccessToken, type AccessTokenGrant } from '../../../src/security/access-token.js';
 import { TokenError } from '../../../src/security/oauth-error.js';
@@ -66,9 +66,15 @@ describe('issueAccessToken', () => {
     await expect(verifier().verify(token, now + 1)).resolves.toEqual(claims);
   });
 
-  it('adds cnf.jkt for a DPoP-bound token and a null tenant for system clients', async () => {
+  it('adds cnf.jkt for a DPoP-bound token and tenant_id "system" for system clients', async () => {
     const { token } = await issueAccessToken(store, { ...grant, tenantId: null, level: 'system', jkt: 'thumb' }, now, 900);
-    await expect(verifier().verify(token, now)).resolves.toMatchObject({ tenant_id: null, level: 'system', cnf: { jkt: 'thumb' } });
+    expect(decodeJwt(token)).toMatchObject({ tenant_id: 'system', level: 'system', cnf: { jkt: 'thumb' } });
+    await expect(verifier().verify(token, now)).resolves.toMatchObject({ tenant_id: 'system', level: 'system', cnf: { jkt: 'thumb' } });
+  });
+
+  it('still accepts a system token signed before the claim was "system" (tenant_id null) and reads it as "system"', async () => {
+    const token = await signWithStore({}, { iss: issuer, aud: issuer, sub: 'c', client_id: 'c', scope: 'products:list', tenant_id: null, level: 'system', jti: 'j', iat: now, exp: now + 900 });
+    await expect(verifier().verify(token, now)).resolves.toMatchObject({ tenant_id: 'system', level: 'system' });
   });
 
   it('gives every token a fresh jti', async () => {
