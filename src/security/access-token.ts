@@ -4,9 +4,10 @@
  * millisecond and a client repeats the same token on every request.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { TokenError } from './oauth-error.js';
 import { systemNodeId, type Level } from './principal.js';
+import { signEs512Jws } from './sign-es512.js';
 import type { SigningKeyStore } from './signing-keys.js';
 
 /** The claims of an access token. */
@@ -42,7 +43,7 @@ export interface AccessTokenGrant {
   readonly jkt?: string;
 }
 
-/** Signs an access token with the store's current key. */
+/** Signs an access token with the store's current key (node:crypto; see sign-es512.ts). */
 export async function issueAccessToken(
   store: SigningKeyStore,
   grant: AccessTokenGrant,
@@ -63,8 +64,8 @@ export async function issueAccessToken(
     exp: iat + lifetimeSeconds,
     ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
   });
-  const { kid, privateKey } = store.current(now);
-  const token = await new SignJWT({ ...claims } as JWTPayload).setProtectedHeader({ alg: 'ES512', kid, typ: 'at+jwt' }).sign(privateKey);
+  const { kid, signingKey } = store.current(now);
+  const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' });
   return { token, claims, expiresAt: claims.exp };
 }
 
