@@ -3,12 +3,20 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
+import { UnauthenticatedLimit } from './unauthenticated-limit.js';
 
 /** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
 export type RateLimitGroup = 'token' | 'reads' | 'writes' | 'exports' | 'public';
 
+/**
+ * Every configured limit: the route groups, plus `unauthenticated`, which is no route
+ * group: it counts refused authentications on every protected route per source IP and is
+ * enforced before authentication (`unauthenticated-limit.ts`).
+ */
+export type RateLimitName = RateLimitGroup | 'unauthenticated';
+
 export interface RateLimitPolicy {
-  readonly group: RateLimitGroup;
+  readonly group: RateLimitName;
   readonly limit: number;
   readonly windowSeconds: number;
   /** `ip` before authentication, `client` after it. */
@@ -16,7 +24,7 @@ export interface RateLimitPolicy {
 }
 
 /** The configured policy of every group (also reported by `/v1/security/json`). */
-export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGroup, RateLimitPolicy>> {
+export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitName, RateLimitPolicy>> {
   const w = config.rateLimitWindowSeconds;
   return {
     token: { group: 'token', limit: config.rateLimitToken, windowSeconds: w, key: 'ip' },
@@ -24,6 +32,7 @@ export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGrou
     writes: { group: 'writes', limit: config.rateLimitWrites, windowSeconds: w, key: 'client' },
     exports: { group: 'exports', limit: config.rateLimitExports, windowSeconds: w, key: 'client' },
     public: { group: 'public', limit: config.rateLimitPublic, windowSeconds: w, key: 'ip' },
+    unauthenticated: { group: 'unauthenticated', limit: config.rateLimitUnauthenticated, windowSeconds: w, key: 'ip' },
   };
 }
 
@@ -51,17 +60,18 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
   const policies = rateLimitPolicies(config);
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS' || route.method === 'HEAD' || route.config?.rateLimit === false) return;
-    const policy = policies[groupOf(route)];
+    const group = groupOf(route);
+    const policy = policies[group];
     route.config = {
       ...route.config,
-      rateLimitGroup: policy.group,
+      rateLimitGroup: group,
       rateLimit: {
         max: policy.limit,
         timeWindow: policy.windowSeconds * 1000,
         groupId: policy.group,
         hook: policy.key === 'ip' ? 'onRequest' : 'preHandler',
         keyGenerator: keyOf,
-        onExceeded: () => options.onRefused?.(policy.group),
+        onExceeded: () => options.onRefused?.(group),
       },
     };
   });
@@ -87,5 +97,21 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
     reply.removeHeader('ratelimit-reset');
     reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policies[group].windowSeconds}`);
     reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+  });
+}
+
+/**
+ * The pre-authentication limit of protected routes ({@link UnauthenticatedLimit}), sharing
+ * the route limits' Redis when there is one; `undefined` when rate limits are off.
+ */
+export function unauthenticatedLimit(config: Config, options: { redis?: Redis; onRefused?: (group: RateLimitName) => void; onStoreError?: (error: Error) => void } = {}): UnauthenticatedLimit | undefined {
+  if (!config.rateLimitEnabled) return undefined;
+  const policy = rateLimitPolicies(config).unauthenticated;
+  return new UnauthenticatedLimit({
+    limit: policy.limit,
+    windowSeconds: policy.windowSeconds,
+    ...(options.redis ? { redis: options.redis } : {}),
+    onRefused: () => options.onRefused?.('unauthenticated'),
+    ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
   });
 }
