@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
+import { addRouteOnSend } from '../http/route-hooks.js';
 import { UnauthenticatedLimit } from './unauthenticated-limit.js';
 
 /** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
@@ -74,6 +75,22 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
         onExceeded: () => options.onRefused?.(group),
       },
     };
+    // Rewrites the plugin's draft-6 headers as the current draft's structured fields: a
+    // hook on the limited route only, knowing its group, instead of an async hook on every
+    // response of the app.
+    addRouteOnSend(route, (_request, reply, payload, done) => {
+      const limit = reply.getHeader('ratelimit-limit');
+      if (limit !== undefined) {
+        const remaining = reply.getHeader('ratelimit-remaining') ?? 0;
+        const reset = reply.getHeader('ratelimit-reset') ?? 0;
+        reply.removeHeader('ratelimit-limit');
+        reply.removeHeader('ratelimit-remaining');
+        reply.removeHeader('ratelimit-reset');
+        reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policy.windowSeconds}`);
+        reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+      }
+      done(null, payload);
+    });
   });
   await app.register(rateLimit, {
     global: false,
@@ -84,19 +101,6 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new ApiError('rate_limited', `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
-  });
-  // Rewrite the plugin's draft-6 headers as the current draft's structured fields.
-  app.addHook('onSend', async (request, reply) => {
-    const group = request.routeOptions.config?.rateLimitGroup;
-    const limit = reply.getHeader('ratelimit-limit');
-    if (!group || limit === undefined) return;
-    const remaining = reply.getHeader('ratelimit-remaining') ?? 0;
-    const reset = reply.getHeader('ratelimit-reset') ?? 0;
-    reply.removeHeader('ratelimit-limit');
-    reply.removeHeader('ratelimit-remaining');
-    reply.removeHeader('ratelimit-reset');
-    reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policies[group].windowSeconds}`);
-    reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
   });
 }
 
