@@ -3,7 +3,7 @@
  * token's SHA-256 until `exp`, because a P-521 verification costs about half a
  * millisecond and a client repeats the same token on every request.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash as oneShotHash, randomUUID } from 'node:crypto';
 import { jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
 import { TokenError } from './oauth-error.js';
@@ -229,8 +229,9 @@ export class AccessTokenVerifier {
   }
 }
 
+// One-shot hashing (no Hash object per call): it runs on every authenticated request.
 function hash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return oneShotHash('sha256', token, 'base64url');
 }
 
 /** Picks and shape-checks the known claims; anything else in the payload is dropped. */
