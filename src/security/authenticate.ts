@@ -56,8 +56,8 @@ export class Authenticator {
     try {
       return await this.#authenticate(request);
     } catch (error) {
-      // A 429 from the gate itself is not one more refused authentication.
-      if (this.options.gate && !(error instanceof ApiError && error.code === 'rate_limited')) await this.options.gate.refused(request);
+      // Only a 401 is a refused authentication: not the gate's own 429, not a storage failure.
+      if (this.options.gate && error instanceof ApiError && error.status === 401) await this.options.gate.refused(request);
       throw error;
     }
   }
