@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
 import { addRouteOnSend } from '../http/route-hooks.js';
-import { UnauthenticatedLimit } from './unauthenticated-limit.js';
+import { addressKey, UnauthenticatedLimit } from './unauthenticated-limit.js';
 
 /** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
 export type RateLimitGroup = 'token' | 'reads' | 'writes' | 'exports' | 'public';
@@ -47,7 +47,7 @@ export function groupOf(route: Pick<RouteOptions, 'url' | 'method' | 'config'>):
 }
 
 function keyOf(request: FastifyRequest): string {
-  return request.principal ? `client:${request.principal.actorId}` : `ip:${request.ip}`;
+  return request.principal ? `client:${request.principal.actorId}` : `ip:${addressKey(request.ip)}`;
 }
 
 /**

@@ -7,6 +7,7 @@
  * set), so instances share it.
  */
 import { createRequire } from 'node:module';
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../http/errors.js';
@@ -27,6 +28,14 @@ type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: bool
 
 // The plugin's stores are CommonJS files without type declarations.
 const require = createRequire(import.meta.url);
+
+/**
+ * The counted address: IPv4 as is, IPv6 by its /64 (@fastify/rate-limit's default), since
+ * one IPv6 customer holds a whole prefix and would otherwise get a fresh count per address.
+ */
+export function addressKey(ip: string): string {
+  return normalizeIP(ip);
+}
 
 export interface UnauthenticatedLimitOptions {
   /** Refused authentications allowed per window and address. */
@@ -70,7 +79,7 @@ export class UnauthenticatedLimit implements AuthenticationGate {
   }
 
   async admit(request: FastifyRequest): Promise<void> {
-    const state = await this.#call('read', request.ip);
+    const state = await this.#call('read', addressKey(request.ip));
     if (!state || state.current < this.#options.limit) return;
     this.#options.onRefused?.();
     const seconds = Math.max(1, Math.ceil(state.ttl / 1000));
@@ -81,7 +90,7 @@ export class UnauthenticatedLimit implements AuthenticationGate {
   }
 
   async refused(request: FastifyRequest): Promise<void> {
-    await this.#call('incr', request.ip);
+    await this.#call('incr', addressKey(request.ip));
   }
 
   #call(method: 'read' | 'incr', address: string): Promise<StoreState | null> {

@@ -131,6 +131,21 @@ describe('pre-authentication limit counts every refused authentication', () => {
   });
 });
 
+describe('pre-authentication limit for IPv6 callers', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createAuthHarness('sqlite', { env: { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_UNAUTHENTICATED: '2' } });
+  });
+  afterAll(() => h.close());
+
+  it('counts a whole /64 as one address, so rotating through a prefix gains nothing', async () => {
+    expect((await get(h, '2001:db8:0:7::1', 'Bearer x')).statusCode).toBe(401);
+    expect((await get(h, '2001:db8:0:7::ffff', 'Bearer x')).statusCode).toBe(401);
+    expect((await get(h, '2001:db8:0:7:abcd::2', 'Bearer x')).statusCode).toBe(429);
+    expect((await get(h, '2001:db8:0:8::1', 'Bearer x')).statusCode).toBe(401);
+  });
+});
+
 describe('pre-authentication limit shared through Redis by two instances', () => {
   let redis: RedisServer;
   let one: Harness;
