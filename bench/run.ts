@@ -23,6 +23,7 @@ import type { RunReport } from './report.js';
 import { auditExportScenario } from './scenarios/audit-export.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
+import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
 import { getScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
@@ -51,6 +52,7 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['update', updateScenario],
   ['audit-export', auditExportScenario],
   ['cluster', clusterScenario],
+  ['garbage-bearer', garbageBearerScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {

@@ -4,8 +4,8 @@ import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Database } from './db/dialect.js';
-import { installRateLimits } from './edge/rate-limit.js';
-import type { RateLimitGroup } from './edge/rate-limit.js';
+import { installRateLimits, unauthenticatedLimit } from './edge/rate-limit.js';
+import type { RateLimitName } from './edge/rate-limit.js';
 import { installSecurityHeaders } from './edge/security-headers.js';
 import { httpsOptions } from './edge/tls.js';
 import { installDeprecation } from './http/deprecation.js';
@@ -57,7 +57,7 @@ export interface AppDeps {
   /** Reads TLS certificate files (tests pass an in-memory reader). */
   readonly readFile?: (path: string) => string;
   /** Counts rate-limit refusals (metrics). */
-  readonly onRateLimited?: (group: RateLimitGroup) => void;
+  readonly onRateLimited?: (group: RateLimitName) => void;
 }
 
 /** The running application and the services behind it (used by tests and the CLI). */
@@ -103,7 +103,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const tenants = new TenantDirectory(deps.database);
   const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
-  const verifier = new AccessTokenVerifier(deps.keys, { issuer: config.apiBase, audience: config.apiBase });
+  const verifier = new AccessTokenVerifier(deps.keys, {
+    issuer: config.apiBase, audience: config.apiBase,
+    observer: { signatureChecked: (valid) => metrics.accessTokenSignatureChecked(valid), refusalCached: () => metrics.accessTokenRefusalCached() },
+  });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
   const services = buildServices(config, deps.database, clock, new CountCache(config.listCountCacheMs, () => clock.now()));
   // Committed changes of this instance and (PostgreSQL) of every other one.
@@ -116,7 +119,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
     lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}),
   });
-  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}) });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  if (redis) {
+    redis.on('error', (error: Error) => server.log.warn({ err: error }, 'redis unavailable'));
+    server.addHook('onClose', async () => {
+      await redis.quit().catch(() => undefined);
+    });
+  }
+  const onRefused = (group: RateLimitName) => {
+    metrics.rateLimitRefused(group);
+    deps.onRateLimited?.(group);
+  };
+  const gate = unauthenticatedLimit(config, { ...(redis ? { redis } : {}), onRefused, onStoreError: (error) => server.log.warn({ err: error }, 'pre-authentication limit unavailable') });
+  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}), ...(gate ? { gate } : {}) });
 
   installRouteGuard(server);
   const methods = new MethodRouter();
@@ -131,17 +146,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await installSecurityHeaders(server, config);
   installSecurity(server, { authenticator, clients, tenants, events });
   installRequestMetrics(server, metrics);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
-  if (redis) {
-    redis.on('error', (error: Error) => server.log.warn({ err: error }, 'redis unavailable'));
-    server.addHook('onClose', async () => {
-      await redis.quit().catch(() => undefined);
-    });
-  }
-  const onRefused = (group: RateLimitGroup) => {
-    metrics.rateLimitRefused(group);
-    deps.onRateLimited?.(group);
-  };
   await installRateLimits(server, config, { ...(redis ? { redis } : {}), onRefused });
   server.setErrorHandler(errorHandler);
   server.setNotFoundHandler((request, reply) => {

@@ -88,6 +88,7 @@ export const settings = {
   rateLimitReads: setting('RATE_LIMIT_READS', '1200', 'GET requests per window per client.', integer('RATE_LIMIT_READS', 1200, 1, 10_000_000)),
   rateLimitWrites: setting('RATE_LIMIT_WRITES', '300', 'POST/PATCH/DELETE requests per window per client.', integer('RATE_LIMIT_WRITES', 300, 1, 10_000_000)),
   rateLimitExports: setting('RATE_LIMIT_EXPORTS', '10', 'Export requests per window per client.', integer('RATE_LIMIT_EXPORTS', 10, 1, 100_000)),
+  rateLimitUnauthenticated: setting('RATE_LIMIT_UNAUTHENTICATED', '100', 'Refused authentications (missing, invalid or expired token, bad DPoP proof) per window per source IP on protected routes; past it the address gets 429 before any token is checked.', integer('RATE_LIMIT_UNAUTHENTICATED', 100, 1, 10_000_000)),
   rateLimitPublic: setting('RATE_LIMIT_PUBLIC', '600', 'Requests to public routes (health, well-known, status, docs) per window per source IP.', integer('RATE_LIMIT_PUBLIC', 600, 1, 10_000_000)),
   metricsToken: setting('METRICS_TOKEN', undefined, 'Bearer secret (16+ characters) that lets a scraper read `/metrics` from any address; use `METRICS_TOKEN_FILE` to keep it out of the environment.', optionalSecret('METRICS_TOKEN', 16)),
   metricsAllow: setting('METRICS_ALLOW', '127.0.0.1/32,::1/128', 'CIDRs that may read `/metrics` without the token (client address after `TRUST_PROXY`); empty allows none.', cidrList('METRICS_ALLOW', ['127.0.0.1/32', '::1/128'])),

@@ -3,13 +3,22 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
+import { addRouteOnSend } from '../http/route-hooks.js';
+import { addressKey, UnauthenticatedLimit } from './unauthenticated-limit.js';
 
 import type { RateLimitGroup } from './rate-limit-group.js';
 
 export type { RateLimitGroup } from './rate-limit-group.js';
 
+/**
+ * Every configured limit: the route groups, plus `unauthenticated`, which is no route
+ * group: it counts refused authentications on every protected route per source IP and is
+ * enforced before authentication (`unauthenticated-limit.ts`).
+ */
+export type RateLimitName = RateLimitGroup | 'unauthenticated';
+
 export interface RateLimitPolicy {
-  readonly group: RateLimitGroup;
+  readonly group: RateLimitName;
   readonly limit: number;
   readonly windowSeconds: number;
   /** `ip` before authentication, `client` after it. */
@@ -17,7 +26,7 @@ export interface RateLimitPolicy {
 }
 
 /** The configured policy of every group (also reported by `/v1/security/json`). */
-export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGroup, RateLimitPolicy>> {
+export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitName, RateLimitPolicy>> {
   const w = config.rateLimitWindowSeconds;
   return {
     token: { group: 'token', limit: config.rateLimitToken, windowSeconds: w, key: 'ip' },
@@ -25,6 +34,7 @@ export function rateLimitPolicies(config: Config): Readonly<Record<RateLimitGrou
     writes: { group: 'writes', limit: config.rateLimitWrites, windowSeconds: w, key: 'client' },
     exports: { group: 'exports', limit: config.rateLimitExports, windowSeconds: w, key: 'client' },
     public: { group: 'public', limit: config.rateLimitPublic, windowSeconds: w, key: 'ip' },
+    unauthenticated: { group: 'unauthenticated', limit: config.rateLimitUnauthenticated, windowSeconds: w, key: 'ip' },
   };
 }
 
@@ -42,7 +52,7 @@ export function groupOf(route: Pick<RouteOptions, 'url' | 'method' | 'config'>):
 }
 
 function keyOf(request: FastifyRequest): string {
-  return request.principal ? `client:${request.principal.actorId}` : `ip:${request.ip}`;
+  return request.principal ? `client:${request.principal.actorId}` : `ip:${addressKey(request.ip)}`;
 }
 
 /**
@@ -56,19 +66,36 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
   const policies = rateLimitPolicies(config);
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS' || route.method === 'HEAD' || route.config?.rateLimit === false) return;
-    const policy = policies[groupOf(route)];
+    const group = groupOf(route);
+    const policy = policies[group];
     route.config = {
       ...route.config,
-      rateLimitGroup: policy.group,
+      rateLimitGroup: group,
       rateLimit: {
         max: policy.limit,
         timeWindow: policy.windowSeconds * 1000,
         groupId: policy.group,
         hook: policy.key === 'ip' ? 'onRequest' : 'preHandler',
         keyGenerator: keyOf,
-        onExceeded: () => options.onRefused?.(policy.group),
+        onExceeded: () => options.onRefused?.(group),
       },
     };
+    // Rewrites the plugin's draft-6 headers as the current draft's structured fields: a
+    // hook on the limited route only, knowing its group, instead of an async hook on every
+    // response of the app.
+    addRouteOnSend(route, (_request, reply, payload, done) => {
+      const limit = reply.getHeader('ratelimit-limit');
+      if (limit !== undefined) {
+        const remaining = reply.getHeader('ratelimit-remaining') ?? 0;
+        const reset = reply.getHeader('ratelimit-reset') ?? 0;
+        reply.removeHeader('ratelimit-limit');
+        reply.removeHeader('ratelimit-remaining');
+        reply.removeHeader('ratelimit-reset');
+        reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policy.windowSeconds}`);
+        reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+      }
+      done(null, payload);
+    });
   });
   await app.register(rateLimit, {
     global: false,
@@ -80,17 +107,20 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
     errorResponseBuilder: (_request, context) =>
       new ApiError('rate_limited', `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`, { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
   });
-  // Rewrite the plugin's draft-6 headers as the current draft's structured fields.
-  app.addHook('onSend', async (request, reply) => {
-    const group = request.routeOptions.config?.rateLimitGroup;
-    const limit = reply.getHeader('ratelimit-limit');
-    if (!group || limit === undefined) return;
-    const remaining = reply.getHeader('ratelimit-remaining') ?? 0;
-    const reset = reply.getHeader('ratelimit-reset') ?? 0;
-    reply.removeHeader('ratelimit-limit');
-    reply.removeHeader('ratelimit-remaining');
-    reply.removeHeader('ratelimit-reset');
-    reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policies[group].windowSeconds}`);
-    reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+}
+
+/**
+ * The pre-authentication limit of protected routes ({@link UnauthenticatedLimit}), sharing
+ * the route limits' Redis when there is one; `undefined` when rate limits are off.
+ */
+export function unauthenticatedLimit(config: Config, options: { redis?: Redis; onRefused?: (group: RateLimitName) => void; onStoreError?: (error: Error) => void } = {}): UnauthenticatedLimit | undefined {
+  if (!config.rateLimitEnabled) return undefined;
+  const policy = rateLimitPolicies(config).unauthenticated;
+  return new UnauthenticatedLimit({
+    limit: policy.limit,
+    windowSeconds: policy.windowSeconds,
+    ...(options.redis ? { redis: options.redis } : {}),
+    onRefused: () => options.onRefused?.('unauthenticated'),
+    ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
   });
 }

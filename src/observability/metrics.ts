@@ -21,6 +21,8 @@ export class Metrics {
   readonly #tokensIssued: Counter;
   readonly #tokensRefused: Counter<'reason'>;
   readonly #rateLimitRefusals: Counter<'group'>;
+  readonly #signatureChecks: Counter<'result'>;
+  readonly #cachedRefusals: Counter;
   #processMetrics = false;
 
   constructor(options: MetricsOptions = {}) {
@@ -37,7 +39,19 @@ export class Metrics {
     this.#tokensIssued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued by the token endpoint.', registers });
     this.#tokensRefused = new Counter({ name: 'tokens_refused_total', help: 'Token requests refused, by OAuth error code.', labelNames: ['reason'], registers });
     this.#rateLimitRefusals = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit, by endpoint group.', labelNames: ['group'], registers });
+    this.#signatureChecks = new Counter({ name: 'access_token_signature_checks_total', help: 'Access-token signature verifications performed (tokens not served from the verified cache), by result.', labelNames: ['result'], registers });
+    this.#cachedRefusals = new Counter({ name: 'access_token_cached_refusals_total', help: 'Access tokens refused again from the refused-token cache, without a signature verification.', registers });
     if (options.poolStats) this.#poolGauges(options.poolStats);
+  }
+
+  /** An access token's signature was verified (`valid`: it and the claims passed). */
+  accessTokenSignatureChecked(valid: boolean): void {
+    this.#signatureChecks.inc({ result: valid ? 'valid' : 'invalid' });
+  }
+
+  /** An access token was refused from the refused-token cache, with no verification. */
+  accessTokenRefusalCached(): void {
+    this.#cachedRefusals.inc();
   }
 
   /** Records one finished request; `route` is the route pattern or {@link unmatchedRoute}. */

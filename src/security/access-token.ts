@@ -3,10 +3,12 @@
  * token's SHA-256 until `exp`, because a P-521 verification costs about half a
  * millisecond and a client repeats the same token on every request.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { hash as oneShotHash, randomUUID } from 'node:crypto';
+import { jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
+import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
 import { TokenError } from './oauth-error.js';
-import type { Level } from './principal.js';
+import { systemNodeId, type Level } from './principal.js';
+import { signEs512Jws } from './sign-es512.js';
 import type { SigningKeyStore } from './signing-keys.js';
 
 /** The claims of an access token. */
@@ -18,8 +20,8 @@ export interface AccessTokenClaims {
   readonly aud: string;
   /** Space-separated granted capabilities. */
   readonly scope: string;
-  /** The client's tenant node; `null` for the root `system` node. */
-  readonly tenant_id: string | null;
+  /** The client's tenant node id; `"system"` for the built-in root node. */
+  readonly tenant_id: string;
   readonly level: Level;
   readonly jti: string;
   readonly iat: number;
@@ -35,13 +37,14 @@ export interface AccessTokenGrant {
   readonly subject: string;
   readonly clientId: string;
   readonly scope: string;
+  /** The client's node; `null` (how the root is stored) is written as `"system"`. */
   readonly tenantId: string | null;
   readonly level: Level;
   /** DPoP key thumbprint, when the token is to be DPoP-bound. */
   readonly jkt?: string;
 }
 
-/** Signs an access token with the store's current key. */
+/** Signs an access token with the store's current key (node:crypto; see sign-es512.ts). */
 export async function issueAccessToken(
   store: SigningKeyStore,
   grant: AccessTokenGrant,
@@ -55,21 +58,49 @@ export async function issueAccessToken(
     client_id: grant.clientId,
     aud: grant.audience,
     scope: grant.scope,
-    tenant_id: grant.tenantId,
+    tenant_id: grant.tenantId ?? systemNodeId,
     level: grant.level,
     jti: randomUUID(),
     iat,
     exp: iat + lifetimeSeconds,
     ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
   });
-  const { kid, privateKey } = store.current(now);
-  const token = await new SignJWT({ ...claims } as JWTPayload).setProtectedHeader({ alg: 'ES512', kid, typ: 'at+jwt' }).sign(privateKey);
+  const { kid, signingKey } = store.current(now);
+  const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' });
   return { token, claims, expiresAt: claims.exp };
 }
 
 const levels: ReadonlySet<string> = new Set<Level>(['system', 'partner', 'parent_tenant', 'tenant']);
 
-/** Verifies access tokens of one issuer/audience, with a bounded claims cache. */
+/** What the verifier reports about its work (metrics). */
+export interface VerifierObserver {
+  /** A signature was checked (the costly step); `valid` is its outcome with the claims. */
+  signatureChecked?(valid: boolean): void;
+  /** A token refused within the last {@link AccessTokenVerifierOptions.refusedTtlSeconds} was refused again without a check. */
+  refusalCached?(): void;
+}
+
+export interface AccessTokenVerifierOptions {
+  readonly issuer: string;
+  readonly audience: string;
+  /** Verified tokens kept; default 100 000. */
+  readonly cacheMaxEntries?: number;
+  /** How long a token whose signature check failed is refused from memory; default 30 s. */
+  readonly refusedTtlSeconds?: number;
+  /** Refused tokens remembered at once (oldest dropped first); default 10 000. */
+  readonly refusedMaxEntries?: number;
+  readonly observer?: VerifierObserver;
+}
+
+/**
+ * Verifies access tokens of one issuer/audience. Verified claims are cached until `exp`.
+ * A token whose signature check failed is remembered by its SHA-256 for a short time, so
+ * repeating it costs a hash and a map lookup instead of a P-521 verification; memory is
+ * bounded by entry count (about 100 bytes each). Before any signature check, the header
+ * and claims are decoded strictly and checked (`alg`, `typ`, known `kid`, `iss`, `aud`,
+ * `exp`, claim shapes), so a token that could not pass costs no crypto either; `jose`
+ * then verifies the signature and every claim again.
+ */
 export class AccessTokenVerifier {
   readonly #store: SigningKeyStore;
   readonly #issuer: string;
@@ -78,12 +109,20 @@ export class AccessTokenVerifier {
   // Insertion order is close to expiry order (one token lifetime), so the oldest entries
   // are both the first to expire and the ones to evict when full.
   readonly #cache = new Map<string, AccessTokenClaims>();
+  // Digest -> refused until (epoch s); insertion order is expiry order (one fixed TTL).
+  readonly #refused = new Map<string, number>();
+  readonly #refusedTtl: number;
+  readonly #refusedMax: number;
+  readonly #observer: VerifierObserver;
 
-  constructor(store: SigningKeyStore, options: { readonly issuer: string; readonly audience: string; readonly cacheMaxEntries?: number }) {
+  constructor(store: SigningKeyStore, options: AccessTokenVerifierOptions) {
     this.#store = store;
     this.#issuer = options.issuer;
     this.#audience = options.audience;
     this.#maxEntries = Math.max(1, options.cacheMaxEntries ?? 100_000);
+    this.#refusedTtl = options.refusedTtlSeconds ?? 30;
+    this.#refusedMax = Math.max(1, options.refusedMaxEntries ?? 10_000);
+    this.#observer = options.observer ?? {};
   }
 
   /**
@@ -95,9 +134,16 @@ export class AccessTokenVerifier {
     this.#put(hash(token), freeze(claims), now);
   }
 
-  /** The token's claims; throws `invalid_token` {@link TokenError} otherwise. */
-  async verify(token: string, now: number): Promise<AccessTokenClaims> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) throw new TokenError('invalid_token', 'token missing or too long');
+  /**
+   * The token's claims; throws `invalid_token` {@link TokenError} otherwise. `beforeCheck`
+   * runs only when the token is not one this instance already verified, before anything
+   * else is done with it (the pre-authentication limit).
+   */
+  async verify(token: string, now: number, beforeCheck?: () => Promise<void>): Promise<AccessTokenClaims> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 8192) {
+      await beforeCheck?.();
+      throw new TokenError('invalid_token', 'token missing or too long');
+    }
     const digest = hash(token);
     const cached = this.#cache.get(digest);
     if (cached) {
@@ -105,20 +151,50 @@ export class AccessTokenVerifier {
       this.#cache.delete(digest);
       throw new TokenError('invalid_token', 'token expired');
     }
-    const claims = await this.#verifySignature(token, now);
+    await beforeCheck?.();
+    const refusedUntil = this.#refused.get(digest);
+    if (refusedUntil !== undefined) {
+      if (refusedUntil > now) {
+        this.#observer.refusalCached?.();
+        throw new TokenError('invalid_token', 'refused earlier (signature or claims check failed)');
+      }
+      this.#refused.delete(digest);
+    }
+    const key = this.#precheck(token, now);
+    let claims: AccessTokenClaims;
+    try {
+      claims = await this.#verifySignature(token, key, now);
+    } catch (error) {
+      this.#observer.signatureChecked?.(false);
+      this.#refuse(digest, now);
+      throw error;
+    }
+    this.#observer.signatureChecked?.(true);
     this.#put(digest, claims, now);
     return claims;
   }
 
-  async #verifySignature(token: string, now: number): Promise<AccessTokenClaims> {
-    let kid: unknown;
+  /** Everything that can be checked without crypto; returns the verification key. */
+  #precheck(token: string, now: number): CryptoKey {
+    let decoded: DecodedCompactJws;
     try {
-      ({ kid } = decodeProtectedHeader(token));
+      decoded = decodeCompactJws(token, 8192);
     } catch (cause) {
-      throw new TokenError('invalid_token', 'malformed token', { cause });
+      throw new TokenError('invalid_token', `malformed token${cause instanceof CompactJwsError ? `: ${cause.reason}` : ''}`, { cause });
     }
+    const { alg, typ, kid } = decoded.header;
+    if (alg !== 'ES512') throw new TokenError('invalid_token', `alg ${JSON.stringify(alg)?.slice(0, 20)} is not ES512`);
+    if (typ !== 'at+jwt') throw new TokenError('invalid_token', 'typ is not at+jwt');
     const key = typeof kid === 'string' ? this.#store.verificationKey(kid) : undefined;
     if (!key) throw new TokenError('invalid_token', 'unknown or missing kid');
+    const claims = toClaims(decoded.payload);
+    if (claims.iss !== this.#issuer) throw new TokenError('invalid_token', 'iss is not this issuer');
+    if (claims.aud !== this.#audience) throw new TokenError('invalid_token', 'aud is not this API');
+    if (claims.exp <= now) throw new TokenError('invalid_token', 'token expired');
+    return key;
+  }
+
+  async #verifySignature(token: string, key: CryptoKey, now: number): Promise<AccessTokenClaims> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, key, {
@@ -143,14 +219,23 @@ export class AccessTokenVerifier {
     }
     this.#cache.set(digest, claims);
   }
+
+  #refuse(digest: string, now: number): void {
+    for (const [key, until] of this.#refused) {
+      if (until > now && this.#refused.size < this.#refusedMax) break;
+      this.#refused.delete(key);
+    }
+    this.#refused.set(digest, now + this.#refusedTtl);
+  }
 }
 
+// One-shot hashing (no Hash object per call): it runs on every authenticated request.
 function hash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return oneShotHash('sha256', token, 'base64url');
 }
 
 /** Picks and shape-checks the known claims; anything else in the payload is dropped. */
-function toClaims(payload: JWTPayload): AccessTokenClaims {
+function toClaims(payload: Readonly<Record<string, unknown>>): AccessTokenClaims {
   const { iss, sub, client_id, aud, scope, tenant_id, level, jti, iat, exp, cnf } = payload as Record<string, unknown>;
   const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
   if (
@@ -169,7 +254,9 @@ function toClaims(payload: JWTPayload): AccessTokenClaims {
   ) {
     throw new TokenError('invalid_token', 'claims have the wrong shape');
   }
-  const base = { iss, sub, client_id, aud, scope, tenant_id, level: level as Level, jti, iat, exp };
+  // `null` is what tokens of system clients carried before the claim became "system"; they
+  // stay valid until they expire (one token lifetime after an upgrade).
+  const base = { iss, sub, client_id, aud, scope, tenant_id: tenant_id ?? systemNodeId, level: level as Level, jti, iat, exp };
   return freeze(typeof jkt === 'string' ? { ...base, cnf: { jkt } } : base);
 }
 

@@ -4,8 +4,21 @@ import { authError } from './challenge.js';
 import type { Scheme } from './challenge.js';
 import { verifyDpopProof } from './dpop.js';
 import type { DpopNonces } from './dpop.js';
+import { ApiError } from '../http/errors.js';
 import { TokenError } from './oauth-error.js';
 import type { ReplayStore } from './replay-store.js';
+
+/**
+ * The pre-authentication limit as the authenticator sees it (implemented by
+ * `src/edge/unauthenticated-limit.ts`): consulted before any token or proof is checked,
+ * told about every refused authentication.
+ */
+export interface AuthenticationGate {
+  /** Throws (a 429 problem) when the caller's address may not try again yet. */
+  admit(request: FastifyRequest): Promise<void>;
+  /** Counts one refused authentication of the caller's address. */
+  refused(request: FastifyRequest): Promise<void>;
+}
 
 export interface AuthenticatorOptions {
   readonly verifier: AccessTokenVerifier;
@@ -15,6 +28,8 @@ export interface AuthenticatorOptions {
   readonly clockSkewSeconds: number;
   /** Server nonces for proofs, when enabled. */
   readonly nonces?: DpopNonces;
+  /** The pre-authentication limit; none when rate limits are off. */
+  readonly gate?: AuthenticationGate;
   /** Epoch seconds. */
   readonly now: () => number;
 }
@@ -28,22 +43,42 @@ export interface Authenticated {
 /**
  * Step 1 of the pipeline: the access token (Bearer or DPoP), and for a DPoP-bound token a
  * fresh, unreplayed proof from the same key for this method, URL and token.
+ *
+ * A request whose token this instance already verified goes straight on. Every other
+ * request first passes the pre-authentication gate (429 once its address has too many
+ * refusals), and every refusal is counted there, so signature checks per address are
+ * bounded. DPoP proofs are new on every request and always pass the gate first.
  */
 export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {}
 
   async authenticate(request: FastifyRequest): Promise<Authenticated> {
+    try {
+      return await this.#authenticate(request);
+    } catch (error) {
+      // Only a 401 is a refused authentication: not the gate's own 429, not a storage failure.
+      if (this.options.gate && error instanceof ApiError && error.status === 401) await this.options.gate.refused(request);
+      throw error;
+    }
+  }
+
+  async #authenticate(request: FastifyRequest): Promise<Authenticated> {
+    const { gate } = this.options;
     const header = request.headers.authorization;
-    if (!header) throw authError('unauthenticated', 'Send an access token in the Authorization header', null);
-    const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-    if (!match?.[1] || !match[2]) throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', 'Bearer', 'invalid_token');
+    const match = header ? /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header) : null;
+    if (!match?.[1] || !match[2]) {
+      await gate?.admit(request);
+      if (!header) throw authError('unauthenticated', 'Send an access token in the Authorization header', null);
+      throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', 'Bearer', 'invalid_token');
+    }
     const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2];
     const now = this.options.now();
     let claims: AccessTokenClaims;
     try {
-      claims = await this.options.verifier.verify(token, now);
+      claims = await this.options.verifier.verify(token, now, gate && (() => gate.admit(request)));
     } catch (error) {
+      if (error instanceof ApiError) throw error;
       throw authError('invalid_token', 'The access token is invalid or expired', scheme, 'invalid_token', { privateReason: reasonOf(error) });
     }
     const jkt = claims.cnf?.jkt;
@@ -57,6 +92,7 @@ export class Authenticator {
   }
 
   private async checkProof(request: FastifyRequest, token: string, jkt: string, now: number): Promise<void> {
+    await this.options.gate?.admit(request);
     const proof = request.headers.dpop;
     if (typeof proof !== 'string') throw authError('invalid_token', 'A DPoP proof is required with a DPoP-bound token', 'DPoP', 'invalid_dpop_proof');
     const { nonces } = this.options;

@@ -103,8 +103,10 @@ function checkClaims(payload: Readonly<Record<string, unknown>>, kid: string, op
 
   if (iss !== clientId) fail('iss does not equal client_id');
   if (sub !== clientId) fail('sub does not equal client_id');
-  const audOk = typeof aud === 'string' ? aud === audience : Array.isArray(aud) && aud.length <= 10 && aud.includes(audience);
-  if (!audOk) fail('aud does not match the token endpoint');
+  // One string only: an array that also names another audience is the audience-injection
+  // shape of draft-ietf-oauth-rfc7523bis, so it is refused even when it holds the endpoint.
+  if (Array.isArray(aud)) fail('aud is an array; it must be the token endpoint as one string');
+  if (aud !== audience) fail('aud does not match the token endpoint');
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 200) fail('jti missing or not a string of 1 to 200 characters');
   if (!isTime(iat)) fail('iat missing or not a number');
   if (!isTime(exp)) fail('exp missing or not a number');

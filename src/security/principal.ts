@@ -30,6 +30,9 @@ export interface Principal {
   readonly unrestricted: boolean;
 }
 
+/** The id of the built-in root node, as clients see it (`tenant_id` claim, `X-Tenant-Id`). */
+export const systemNodeId = 'system';
+
 export const systemScope: TenantScope = Object.freeze({ nodeId: null, level: 'system', path: '/' });
 
 /**

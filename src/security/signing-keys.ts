@@ -4,7 +4,7 @@
  * or a JWKS supplied by the operator (read-only). Each key may carry a non-standard
  * `published_at` member (epoch s); keys without it count as published long ago.
  */
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -26,6 +26,8 @@ export type SigningKeyStoreOptions = (
 interface SigningKey {
   readonly kid: string;
   readonly privateKey: CryptoKey;
+  /** The same private key for node:crypto, which signs our access tokens (see sign-es512.ts). */
+  readonly signingKey: KeyObject;
   readonly publicKey: CryptoKey;
   readonly privateJwk: JWK;
   readonly publishedAt: number;
@@ -79,9 +81,9 @@ export class SigningKeyStore {
    * token must never reach a verifier whose cached JWKS lacks its key. Before any key is
    * that old (a brand-new store), the oldest key.
    */
-  current(now: number): { readonly kid: string; readonly privateKey: CryptoKey } {
+  current(now: number): { readonly kid: string; readonly privateKey: CryptoKey; readonly signingKey: KeyObject } {
     const key = this.#keys[this.#signerIndexOf(this.#keys, now)] as SigningKey;
-    return { kid: key.kid, privateKey: key.privateKey };
+    return { kid: key.kid, privateKey: key.privateKey, signingKey: key.signingKey };
   }
 
   /** Adds a key (published now, signing after the delay) and drops long-retired ones. */
@@ -179,7 +181,8 @@ async function generateKey(now: number): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair('ES512', { extractable: true });
   const jwk = await exportJWK(privateKey);
   const kid = await calculateJwkThumbprint(jwk, 'sha256');
-  return { kid, privateKey, publicKey, privateJwk: { kty: 'EC', crv: 'P-521', x: jwk.x, y: jwk.y, d: jwk.d, kid, alg: 'ES512', use: 'sig' }, publishedAt: now };
+  const privateJwk: JWK = { kty: 'EC', crv: 'P-521', x: jwk.x, y: jwk.y, d: jwk.d, kid, alg: 'ES512', use: 'sig' };
+  return { kid, privateKey, publicKey, signingKey: signingKeyOf(privateJwk), privateJwk, publishedAt: now };
 }
 
 async function parseJwks(text: string): Promise<SigningKey[]> {
@@ -213,8 +216,14 @@ async function importKey(entry: unknown, index: number): Promise<SigningKey> {
     // WebCrypto checks that d matches (x, y), so a pasted-together key fails here.
     const privateKey = (await importJWK(privateJwk, 'ES512')) as CryptoKey;
     const publicKey = (await importJWK(publicJwk, 'ES512')) as CryptoKey;
-    return { kid, privateKey, publicKey, privateJwk, publishedAt };
+    return { kid, privateKey, publicKey, signingKey: signingKeyOf(privateJwk), privateJwk, publishedAt };
   } catch (cause) {
     throw new Error(`${where} is not a valid P-521 key`, { cause });
   }
+}
+
+/** The private JWK as a node:crypto key object (imported once per key, never per token). */
+function signingKeyOf(jwk: JWK): KeyObject {
+  const { kty, crv, x, y, d } = jwk;
+  return createPrivateKey({ key: { kty, crv, x, y, d } as Record<string, string>, format: 'jwk' });
 }

@@ -108,7 +108,7 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
 
   it('gives a client the level of its node, and its tokens carry it', async () => {
     const partner = await h.tenant('Partner', 'partner');
-    const cases = [[null, 'system', null], [partner, 'partner', partner], [tenant, 'tenant', tenant]] as const;
+    const cases = [[null, 'system', 'system'], [partner, 'partner', partner], [tenant, 'tenant', tenant]] as const;
     for (const [node, level, tenantId] of cases) {
       const claims = decodeJwt(await h.token(await h.client(node, ['products:list'])));
       expect({ level: claims.level, tenant_id: claims.tenant_id }).toEqual({ level, tenant_id: tenantId });

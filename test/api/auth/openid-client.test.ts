@@ -1,4 +1,4 @@
-import { decodeJwt, importPKCS8 } from 'jose';
+import { createRemoteJWKSet, decodeJwt, importPKCS8, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthHarness } from '../../support/auth-harness.js';
@@ -62,6 +62,25 @@ describe.each(dialects)('openid-client v6 against the service on %s', (dialect) 
     const res = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ items: [], total: 0, page: 1, per_page: 25 });
+  });
+
+  it('issues tokens (signed with node:crypto) that jose verifies against the published JWKS over HTTP', async () => {
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'products:list' });
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri as string));
+    const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
+      algorithms: ['ES512'],
+      typ: 'at+jwt',
+      issuer: `${origin}/v1`,
+      audience: `${origin}/v1`,
+      requiredClaims: ['sub', 'client_id', 'jti', 'iat', 'exp', 'scope', 'tenant_id', 'level'],
+    });
+    expect(protectedHeader).toEqual({ alg: 'ES512', kid: h.keys.current(Math.floor(Date.now() / 1000)).kid, typ: 'at+jwt' });
+    expect(payload).toMatchObject({ sub: client.clientId, client_id: client.clientId, scope: 'products:list', level: 'tenant' });
+    // One flipped bit in the signature and jose refuses it.
+    const [head, body, signature] = tokens.access_token.split('.') as [string, string, string];
+    const flipped = Buffer.from(signature, 'base64url');
+    flipped[10] = (flipped[10] as number) ^ 1;
+    await expect(jwtVerify(`${head}.${body}.${flipped.toString('base64url')}`, jwks)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
   });
 
   it('obtains a DPoP-bound token and calls the API with proofs from the same handle', async () => {

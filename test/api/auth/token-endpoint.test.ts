@@ -46,6 +46,8 @@ const badAssertions: ReadonlyArray<readonly [string, Craft]> = [
   ['a wrong sub', crafted({}, { sub: 'someone-else' })],
   ['aud = the issuer instead of the token endpoint', crafted({}, { aud: 'http://api.test/v1' })],
   ['aud with a trailing slash', (c, aud) => crafted({}, { aud: `${aud}/` })(c, aud)],
+  ['aud as an array holding the token endpoint and another audience', (c, aud) => crafted({}, { aud: [aud, 'https://attacker.example'] })(c, aud)],
+  ['aud as an array holding only the token endpoint', (c, aud) => crafted({}, { aud: [aud] })(c, aud)],
   ['no jti', crafted({}, { jti: undefined })],
   ['no iat', crafted({}, { iat: undefined })],
   ['no sub', crafted({}, { sub: undefined })],

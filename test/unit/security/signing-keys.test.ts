@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, CompactSign, compactVerify, exportJWK, generateKeyPair } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { signEs512Jws } from '../../../src/security/sign-es512.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 
 const now = 1_800_000_000;
@@ -27,6 +28,9 @@ async function roundTrip(store: SigningKeyStore, at: number): Promise<string> {
   const key = store.verificationKey(kid);
   if (!key) throw new Error('no verification key');
   await compactVerify(jws, key, { algorithms: ['ES512'] });
+  // The node:crypto copy that signs access tokens is the same key.
+  const token = await signEs512Jws({ x: 1 }, store.current(at).signingKey, { kid, typ: 'at+jwt' });
+  await compactVerify(token, key, { algorithms: ['ES512'] });
   return kid;
 }
 

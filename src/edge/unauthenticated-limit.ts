@@ -1,0 +1,105 @@
+/**
+ * The pre-authentication limit of protected routes: refused authentications per source IP.
+ * Client-keyed limits can only count a request once its token proved who is calling, so
+ * without this a flood of bad tokens (each with a valid `kid`, each costing a P-521
+ * verification) would never be limited. The counter uses the same stores as
+ * @fastify/rate-limit (in memory, or Redis under the same namespace when `REDIS_URL` is
+ * set), so instances share it.
+ */
+import { createRequire } from 'node:module';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { ApiError } from '../http/errors.js';
+import type { AuthenticationGate } from '../security/authenticate.js';
+
+interface StoreState {
+  readonly current: number;
+  readonly ttl: number;
+}
+type StoreCallback = (error: Error | null, state: StoreState | null) => void;
+/** @fastify/rate-limit's store contract (its `LocalStore` and `RedisStore`). */
+interface CounterStore {
+  incr(key: string, callback: StoreCallback, timeWindowMs: number, max: number): void;
+  read(key: string, callback: StoreCallback, timeWindowMs: number, max: number): void;
+}
+type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => CounterStore;
+type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key?: string) => CounterStore;
+
+// The plugin's stores are CommonJS files without type declarations.
+const require = createRequire(import.meta.url);
+
+/**
+ * The counted address: IPv4 as is, IPv6 by its /64 (@fastify/rate-limit's default), since
+ * one IPv6 customer holds a whole prefix and would otherwise get a fresh count per address.
+ */
+export function addressKey(ip: string): string {
+  return normalizeIP(ip);
+}
+
+export interface UnauthenticatedLimitOptions {
+  /** Refused authentications allowed per window and address. */
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Shared counters; in memory (one instance) when absent. */
+  readonly redis?: Redis;
+  /** Addresses tracked in memory at once (least recently used beyond it are forgotten). */
+  readonly cacheEntries?: number;
+  /** Called for each request this limit refuses (metrics). */
+  readonly onRefused?: () => void;
+  /** Called when the counter store fails; the request is then let through. */
+  readonly onStoreError?: (error: Error) => void;
+}
+
+/**
+ * Counts refused authentications per source address and, once an address has used up its
+ * allowance for the window, answers its protected requests with 429 before any token or
+ * proof is checked. Requests authenticated by a token this instance already verified skip
+ * the check entirely (see `Authenticator`), so legitimate traffic pays nothing for it.
+ */
+export class UnauthenticatedLimit implements AuthenticationGate {
+  /** The rate-limit group name in `RateLimit-Policy` and in metrics. */
+  static readonly group = 'unauthenticated';
+  readonly #store: CounterStore;
+  readonly #options: UnauthenticatedLimitOptions;
+  readonly #windowMs: number;
+  readonly #policy: string;
+
+  constructor(options: UnauthenticatedLimitOptions) {
+    this.#options = options;
+    this.#windowMs = options.windowSeconds * 1000;
+    this.#policy = `"${UnauthenticatedLimit.group}";q=${options.limit};w=${options.windowSeconds}`;
+    if (options.redis) {
+      const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
+      this.#store = new RedisStore(false, false, options.redis, 'booking-rl:unauthenticated:');
+    } else {
+      const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
+      this.#store = new LocalStore(false, false, options.cacheEntries ?? 10_000);
+    }
+  }
+
+  async admit(request: FastifyRequest): Promise<void> {
+    const state = await this.#call('read', addressKey(request.ip));
+    if (!state || state.current < this.#options.limit) return;
+    this.#options.onRefused?.();
+    const seconds = Math.max(1, Math.ceil(state.ttl / 1000));
+    throw new ApiError('rate_limited', `Too many refused authentications from this address; retry in ${seconds} s`, {
+      headers: { 'retry-after': String(seconds), 'ratelimit-policy': this.#policy, ratelimit: `"${UnauthenticatedLimit.group}";r=0;t=${seconds}` },
+      privateReason: `${state.current} refused authentications from ${request.ip} in the window`,
+    });
+  }
+
+  async refused(request: FastifyRequest): Promise<void> {
+    await this.#call('incr', addressKey(request.ip));
+  }
+
+  #call(method: 'read' | 'incr', address: string): Promise<StoreState | null> {
+    return new Promise((resolve) => {
+      this.#store[method](address, (error, state) => {
+        // Like the route limits (skipOnError): a counter outage must not take the API down.
+        if (error) this.#options.onStoreError?.(error);
+        resolve(error ? null : state);
+      }, this.#windowMs, this.#options.limit);
+    });
+  }
+}
