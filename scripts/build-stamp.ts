@@ -17,11 +17,11 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Directories whose every file is a build input. */
-export const inputDirs = ['src', 'cli'] as const;
+export const inputDirs = ['src', 'cli', 'admin'] as const;
 /** Single files that are build inputs (compiler settings, dependencies for the SBOM). */
 export const inputFiles = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'] as const;
 /** What `npm start` needs from a build; if one is missing the stamp does not count. */
-export const outputs = ['dist/src/start.cjs', 'dist/src/main.js', 'generated/sbom.cdx.json'] as const;
+export const outputs = ['dist/src/start.cjs', 'dist/src/main.js', 'dist/admin/index.html', 'generated/sbom.cdx.json'] as const;
 
 const stampFile = 'dist/.build-stamp';
 const pendingFile = 'dist/.build-stamp.next';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -18,10 +19,12 @@ import { sendProblem } from './http/problem.js';
 import { RouteCatalogue } from './http/route-catalogue.js';
 import { loggerOptions, redactedPaths } from './observability/logger-options.js';
 import { Metrics } from './observability/metrics.js';
+import { packageInfo } from './observability/package-info.js';
 import { RequestLogController } from './observability/log-controller.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
 import { actions } from './actions/index.js';
 import { actionRoutes } from './routes/actions.js';
+import { adminConsoleRoutes } from './routes/admin-console.js';
 import { capabilityRoutes } from './routes/capabilities.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -56,6 +59,8 @@ export interface AppDeps {
   readonly logger?: FastifyServerOptions['logger'];
   /** Reads TLS certificate files (tests pass an in-memory reader). */
   readonly readFile?: (path: string) => string;
+  /** Where the built administration console is (default: `dist/admin` of the package). */
+  readonly adminDir?: string;
   /** Counts rate-limit refusals (metrics). */
   readonly onRateLimited?: (group: RateLimitName) => void;
 }
@@ -163,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
   await server.register(actionRoutes(actions, services, new IdempotencyKeys(deps.database, clock)));
+  await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
   return { server, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

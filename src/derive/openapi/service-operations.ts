@@ -75,6 +75,10 @@ export function serviceOperations(): [string, Operation][] {
     get('/v1/security/sbom', 'security_sbom', 'Software bill of materials (CycloneDX JSON)', 'security', { 'application/vnd.cyclonedx+json': { schema: { type: 'object' } }, 'application/json': { schema: { type: 'object' } } }),
     get('/v1/security/questionnaire', 'security_questionnaire', 'Pre-filled security questionnaire', 'security', { 'application/json': { schema: { type: 'object' } } }),
     get('/status', 'status_page', 'Public status page', 'operations', { 'text/html': { schema: { type: 'string' } } }),
+    get('/admin', 'admin_console', 'Administration console (single-page app; sign-in by e-mail one-time password and TOTP)', 'operations', { 'text/html': { schema: { type: 'string' } } }),
+    get('/admin/assets/{file}', 'admin_console_asset', 'A content-hashed script or style sheet of the administration console', 'operations', { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, {
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+    }),
     get('/metrics', 'metrics', 'Prometheus metrics', 'operations', { 'text/plain': { schema: { type: 'string' } } }, {
       description: 'Not an OAuth route: `Authorization: Bearer <METRICS_TOKEN>`, or no header from a network in `METRICS_ALLOW` (docs/operations.md).',
       security: [{ metricsToken: [] }, {}],

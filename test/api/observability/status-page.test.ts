@@ -1,14 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import { packageInfo } from '../../../src/observability/package-info.js';
 import type { Clock } from '../../../src/services/clock.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
-import { chromiumPath, findChromium } from '../../support/system-binaries.js';
+import { launchChromium } from '../../support/browser.js';
 
 const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const screenshot = new URL('../../../docs/status-page.png', import.meta.url);
 
 /** A clock the test moves: the screenshot then shows the same time and uptime on every run. */
@@ -54,12 +52,8 @@ describe('GET /status', () => {
   });
 
   it('renders on a phone in headless Chromium without overflow or blocked loads', async () => {
-    const executablePath = findChromium();
-    if (!executablePath) {
-      throw new Error(`Chromium is missing at ${chromiumPath()}: install it (Debian: apt-get install -y chromium; the test set-up does this as root) or set CHROMIUM_PATH`);
-    }
     const address = await h.app.server.listen({ host: '127.0.0.1', port: 0 });
-    const browser = await chromium.launch({ executablePath, args: chromiumArgs });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
       const requests: string[] = [];

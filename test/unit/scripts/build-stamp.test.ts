@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { beginBuild, buildIsCurrent, finishBuild, staleReason } from '../../../scripts/build-stamp.js';
+import { beginBuild, buildIsCurrent, finishBuild, outputs, staleReason } from '../../../scripts/build-stamp.js';
 import { repoRoot } from '../../support/run-cli.js';
 
 let root: string;
@@ -20,7 +20,7 @@ function project(): void {
   write('cli/main.ts', 'export const c = 3;\n');
   for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) write(file, '{}\n');
   write('test/ignored.test.ts', 'tests are not a build input\n');
-  for (const output of ['dist/src/start.cjs', 'dist/src/main.js', 'generated/sbom.cdx.json']) write(output, '// built\n');
+  for (const output of outputs) write(output, '// built\n');
 }
 
 /** What the build would do around tsc: prebuild's `begin`, postbuild's `finish`. */

@@ -1,0 +1,69 @@
+import { AuditLog } from './pages/audit-log.js';
+import { ApiClients } from './pages/api-clients.js';
+import { Security } from './pages/security.js';
+import { SignIn } from './pages/sign-in.js';
+import { Webhooks } from './pages/webhooks.js';
+import { href, route, settingsPages } from './router.js';
+import type { Route } from './router.js';
+import { session, signOut } from './session.js';
+import { useSignal } from './signal.js';
+
+function NavLink(props: { to: Route; current: boolean; label: string }) {
+  return (
+    <a href={href(props.to)} aria-current={props.current ? 'page' : undefined}>
+      {props.label}
+    </a>
+  );
+}
+
+function Settings() {
+  return (
+    <>
+      <h1>Settings</h1>
+      <ul class="cards">
+        <li><a href={href('api-clients')}>API Clients</a><p>Machine-to-machine clients, their capabilities and keys.</p></li>
+        <li><a href={href('webhooks')}>Webhooks</a><p>Where this tenant's events are delivered.</p></li>
+      </ul>
+    </>
+  );
+}
+
+const pages: Record<Route, () => preact.JSX.Element> = {
+  settings: Settings,
+  'api-clients': ApiClients,
+  webhooks: Webhooks,
+  'audit-log': AuditLog,
+  security: Security,
+};
+
+/** The console: sign-in without a session; otherwise the navigation and the current page. */
+export function App() {
+  const current = useSignal(session);
+  const at = useSignal(route);
+  if (!current) return <SignIn />;
+  const Page = pages[at];
+  const inSettings = settingsPages.includes(at);
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header>
+        <span class="brand">Booking service</span>
+        <nav aria-label="Main">
+          <NavLink to="settings" current={inSettings} label="Settings" />
+          <NavLink to="audit-log" current={at === 'audit-log'} label="Audit log" />
+          <NavLink to="security" current={at === 'security'} label="Security" />
+        </nav>
+        <button type="button" class="secondary" onClick={signOut}>Sign out</button>
+      </header>
+      {inSettings && (
+        <nav aria-label="Settings" class="subnav">
+          <NavLink to="api-clients" current={at === 'api-clients'} label="API Clients" />
+          <NavLink to="webhooks" current={at === 'webhooks'} label="Webhooks" />
+        </nav>
+      )}
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </>
+  );
+}
