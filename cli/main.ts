@@ -13,7 +13,8 @@ import { token } from './token.js';
 const usage = `Usage: npm run --silent cli -- <command> [options]
 
   tenant create --name N [--level partner|parent_tenant|tenant] [--parent ID] [--currency EUR]
-  client create --name N --tenant ID|system --capabilities "a:b c:d" --public-key FILE [--kid K] [--ip-allow CIDR,CIDR]
+  client create --name N (--tenant ID|system | --new-tenant NAME) --capabilities "a:b c:d"
+                (--public-key FILE | --generate-key NAME) [--kid K] [--ip-allow CIDR,CIDR]
   client add-key --client ID --public-key FILE [--kid K] [--overlap-days N]
   keys rotate                 (adds an access-token signing key; it signs after SIGNING_KEY_PUBLISH_DELAY_SECONDS)
   actions                     (lists every declared action: <resource>.<name>, method, path, capability)
@@ -35,8 +36,8 @@ const commands: Record<string, { options: Record<string, { type: 'string' | 'boo
     run: (s, v) => s.createTenant({ name: v.name, level: v.level, parent: v.parent, currency: v.currency }),
   },
   'client create': {
-    options: { name: { type: 'string' }, tenant: { type: 'string' }, capabilities: { type: 'string' }, 'public-key': { type: 'string' }, kid: { type: 'string' }, 'ip-allow': { type: 'string' } },
-    run: (s, v) => s.createClient({ name: v.name, tenant: v.tenant, capabilities: v.capabilities, publicKeyFile: v['public-key'], kid: v.kid, ipAllow: v['ip-allow'] }),
+    options: { name: { type: 'string' }, tenant: { type: 'string' }, 'new-tenant': { type: 'string' }, capabilities: { type: 'string' }, 'public-key': { type: 'string' }, 'generate-key': { type: 'string' }, kid: { type: 'string' }, 'ip-allow': { type: 'string' } },
+    run: (s, v) => s.createClient({ name: v.name, tenant: v.tenant, newTenant: v['new-tenant'], capabilities: v.capabilities, publicKeyFile: v['public-key'], generateKey: v['generate-key'], kid: v.kid, ipAllow: v['ip-allow'] }),
   },
   'client add-key': {
     options: { client: { type: 'string' }, 'public-key': { type: 'string' }, kid: { type: 'string' }, 'overlap-days': { type: 'string' } },

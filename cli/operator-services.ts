@@ -5,6 +5,9 @@ import { runUnitOfWork } from '../src/data/unit-of-work.js';
 import { executeAction } from '../src/actions/execute.js';
 import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
+import { getResource } from '../src/registry/index.js';
+import { validateBody } from '../src/services/validate-body.js';
+import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
 import type { QueryString } from '../src/query/list-query.js';
 import { asSystem } from '../src/security/principal.js';
 import type { TenantScope } from '../src/security/principal.js';
@@ -101,18 +104,35 @@ export function buildOperatorServices(config: Config, database: Database) {
       return (await run('tenants.create', { body })).body as Record<string, unknown>;
     },
 
-    async createClient(input: { name: Maybe; tenant: Maybe; capabilities: Maybe; publicKeyFile: Maybe; kid: Maybe; ipAllow: Maybe }) {
-      const tenant = need(input.tenant, '--tenant');
+    /**
+     * A client in an existing node (`--tenant`) or in a new tenant node (`--new-tenant NAME`),
+     * with a public key from a file (`--public-key`) or a new pair written next to it
+     * (`--generate-key NAME` → NAME.key, NAME.pub). Everything is checked before anything
+     * is written, so a refused client leaves no tenant or key files behind.
+     */
+    async createClient(input: { name: Maybe; tenant: Maybe; newTenant?: Maybe; capabilities: Maybe; publicKeyFile: Maybe; generateKey?: Maybe; kid: Maybe; ipAllow: Maybe }) {
+      if ((input.tenant === undefined) === (input.newTenant === undefined)) throw validationError([{ field: '--tenant', message: 'give either --tenant ID or --new-tenant NAME' }]);
+      if ((input.publicKeyFile === undefined) === (input.generateKey === undefined)) throw validationError([{ field: '--public-key', message: 'give either --public-key FILE or --generate-key NAME' }]);
+      const keyOut = input.generateKey === undefined ? undefined : checkKeyFilesFree(input.generateKey, '--generate-key');
+      const generated = keyOut === undefined ? undefined : await generateClientKey();
       const body: Record<string, unknown> = {
         name: need(input.name, '--name'),
         capabilities: need(input.capabilities, '--capabilities').split(/[\s,]+/).filter(Boolean),
-        public_key: readKey(need(input.publicKeyFile, '--public-key')),
+        public_key: generated ? generated.publicPem : readKey(need(input.publicKeyFile, '--public-key')),
       };
       if (input.kid) body.kid = input.kid;
       if (input.ipAllow) body.ip_allowlist = input.ipAllow.split(',').map((s) => s.trim()).filter(Boolean);
+      validateBody(getResource('api-clients'), body, 'create');
+      let tenant = input.tenant;
+      let createdTenant: Record<string, unknown> | undefined;
+      if (input.newTenant !== undefined) {
+        createdTenant = await this.createTenant({ name: need(input.newTenant, '--new-tenant'), level: undefined, parent: undefined, currency: undefined });
+        tenant = String(createdTenant._id);
+      }
       const record = (await run('api-clients.create', { tenant, body })).body as Record<string, unknown>;
       const keys = record.keys as { kid: string }[];
-      return { ...record, kid: keys[keys.length - 1]?.kid };
+      const files = keyOut && generated ? writeKeyFiles(keyOut, generated, '--generate-key') : {};
+      return { ...record, kid: keys[keys.length - 1]?.kid, ...files, ...(createdTenant ? { tenant: createdTenant } : {}) };
     },
 
     async addClientKey(input: { client: Maybe; publicKeyFile: Maybe; kid: Maybe; overlapDays: Maybe }) {

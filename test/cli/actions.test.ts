@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,19 @@ describe('CLI commands derived from the declared actions', () => {
     expect(updated).toMatchObject({ status: 200, body: { city: 'Hamburg' } });
     const trail = onlyJson(await runCli(['action', 'run', '--action', 'audit-logs.list', '--query', `record_id=${created.body._id}&sort=created_at`], env)) as { body: { items: { action: string; actor_type: string }[] } };
     expect(trail.body.items.map((e) => [e.action, e.actor_type])).toEqual([['create', 'system'], ['update', 'system']]);
+  }, slow);
+
+  it('client create --new-tenant --generate-key checks everything before writing: a refused client leaves no tenant and no key files', async () => {
+    const refused = await runCli(['client', 'create', '--name', 'x', '--new-tenant', 'Ghost', '--generate-key', join(dir, 'ghost'), '--capabilities', 'products:launch'], env);
+    expect(refused.code).toBe(1);
+    expect(onlyJson(refused)).toMatchObject({ error: 'validation_failed' });
+    expect(existsSync(join(dir, 'ghost.key'))).toBe(false);
+    const tenants = onlyJson(await runCli(['action', 'run', '--action', 'tenants.list', '--query', 'name=Ghost'], env)) as { body: { total: number } };
+    expect(tenants.body.total).toBe(0);
+    const made = onlyJson(await runCli(['client', 'create', '--name', 'y', '--new-tenant', 'Real', '--generate-key', join(dir, 'real'), '--capabilities', 'products:list'], env));
+    expect(made).toMatchObject({ client_id: expect.any(String), private_key: join(dir, 'real.key'), tenant: { name: 'Real' } });
+    expect(made.tenant_id).toBe((made.tenant as { _id: string })._id);
+    expect(statSync(join(dir, 'real.key')).mode & 0o777).toBe(0o600);
   }, slow);
 
   it('refuses an unknown action with the API\'s validation problem', async () => {
