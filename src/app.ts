@@ -42,6 +42,12 @@ import type { ReplayStore } from './security/replay-store.js';
 import './security/route-config.js';
 import type { SigningKeyStore } from './security/signing-keys.js';
 import { TenantDirectory } from './security/tenant-directory.js';
+import { UserDirectory } from './security/user-directory.js';
+import { DataKey } from './security/data-key.js';
+import { MessageSender } from './sign-in/messages.js';
+import { OtpService } from './sign-in/otp-service.js';
+import { TotpService } from './sign-in/totp-service.js';
+import { UserTokens } from './sign-in/user-tokens.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
 import { epochSeconds, systemClock } from './services/clock.js';
 import type { Clock } from './services/clock.js';
@@ -107,6 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const metrics = new Metrics({ poolStats: deps.database.poolStats?.bind(deps.database) });
   const tenants = new TenantDirectory(deps.database);
   const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());
+  const users = new UserDirectory(deps.database, 5_000, () => clock.now());
   const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
   const verifier = new AccessTokenVerifier(deps.keys, {
     issuer: config.apiBase, audience: config.apiBase,
@@ -115,10 +122,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
   const services = buildServices(config, deps.database, clock, new CountCache(config.listCountCacheMs, () => clock.now()));
   // Committed changes of this instance and (PostgreSQL) of every other one.
-  const unsubscribe = deps.database.changes.subscribe((change) => (change.kind === 'client' ? clients.forget(change.id) : tenants.forget(change.id)));
+  const forget = { client: clients, tenant: tenants, user: users } as const;
+  const unsubscribe = deps.database.changes.subscribe((change) => forget[change.kind].forget(change.id));
   server.addHook('onClose', async () => unsubscribe());
   const events = new SecurityEvents(deps.database, clock, server.log);
   server.addHook('onClose', () => events.flush());
+  const sender = new MessageSender(config);
+  if (sender.writesFiles) server.log.warn({ outbox: join(config.dataDir, 'outbox') }, 'SMTP_URL is not set: sign-in e-mails are written as .eml files, not sent');
+  const dataKey = DataKey.open({ dataKey: config.dataKey, dataDir: config.dataDir });
+  const userTokens = new UserTokens({ keys: deps.keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, now });
+  const signIn = {
+    otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics }),
+    totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens }),
+  };
   const tokens = new TokenService({
     events,
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
@@ -149,7 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     done();
   });
   await installSecurityHeaders(server, config);
-  installSecurity(server, { authenticator, clients, tenants, events });
+  installSecurity(server, { authenticator, clients, tenants, users, events });
   installRequestMetrics(server, metrics);
   await installRateLimits(server, config, { ...(redis ? { redis } : {}), onRefused });
   server.setErrorHandler(errorHandler);
@@ -167,7 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
-  await server.register(actionRoutes(actions, services, new IdempotencyKeys(deps.database, clock)));
+  await server.register(actionRoutes(actions, { ...services, signIn }, new IdempotencyKeys(deps.database, clock)));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
   return { server, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };

@@ -4,22 +4,26 @@ import type { RateLimitGroup } from '../edge/rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
+import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
- * How a caller of the action proves who it is: an access token of an API client (the
- * security pipeline then checks the capability), or nothing the pipeline checks (the
- * action authenticates itself, e.g. by a signature).
+ * How a caller of the action proves who it is: an access token (of an API client or an
+ * end user; the security pipeline checks the capability), any signed-in end user's token
+ * without a capability (their own sign-in settings), or nothing the pipeline checks (the
+ * action authenticates itself: a one-time code, a signature).
  */
-export type Authentication = 'client' | 'public';
+export type Authentication = 'client' | 'user' | 'public';
 
 /** What the services layer offers actions; built once per app (and per CLI run) by `buildServices`. */
 export interface ActionServices {
   readonly resources: ResourceService;
   readonly apiClients: ApiClientAdmin;
+  /** End-user sign-in (absent in the CLI, which signs nobody in). */
+  readonly signIn?: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */
   readonly origin: string;
 }

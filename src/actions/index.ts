@@ -3,6 +3,7 @@ import { actionKey } from './action.js';
 import type { ActionDef } from './action.js';
 import { rotateClientKey } from './api-client-actions.js';
 import { resourceActions } from './resource-actions.js';
+import { signInActions } from './sign-in-actions.js';
 
 export type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
 export { actionKey } from './action.js';
@@ -12,7 +13,7 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey]);
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...signInActions]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();

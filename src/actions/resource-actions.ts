@@ -31,6 +31,12 @@ function responseSchemas(resource: ResourceDef, op: Operation): ActionDef['schem
   }
 }
 
+/**
+ * Resources whose writes are administrative (CONTRACT.md part 2): a user needs a sign-in
+ * with TOTP for them (step-up, RFC 9470). User writes are included for role changes.
+ */
+const administrative: ReadonlySet<string> = new Set(['api-clients', 'tenants', 'webhooks', 'legal-holds', 'retention-policies', 'users']);
+
 /** The declaration fields every collection operation shares. */
 function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run']): ActionDef {
   return {
@@ -41,7 +47,7 @@ function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path:
     capability: `${resource.name}:${op}`,
     rateLimitGroup: op === 'export' ? 'exports' : method === 'GET' ? 'reads' : 'writes',
     authentication: 'client',
-    stepUp: false,
+    stepUp: method !== 'GET' && administrative.has(resource.name),
     openapi: resourceOperation(resource, op),
     schemas: responseSchemas(resource, op),
     run,

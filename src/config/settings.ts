@@ -96,6 +96,12 @@ export const settings = {
   securityTxtExpires: setting('SECURITY_TXT_EXPIRES', undefined, 'ISO 8601 `Expires` of security.txt; unset means one year after the process started.', optionalTimestamp('SECURITY_TXT_EXPIRES')),
   securityPolicyUrl: setting('SECURITY_POLICY_URL', undefined, 'https URL of the vulnerability disclosure policy (security.txt `Policy`).', optionalUri('SECURITY_POLICY_URL', ['https:'])),
   securityEncryptionUrl: setting('SECURITY_ENCRYPTION_URL', undefined, 'Where reporters find the key to encrypt reports with (security.txt `Encryption`: `https:`, `openpgp4fpr:` or `dns:`).', optionalUri('SECURITY_ENCRYPTION_URL', ['https:', 'openpgp4fpr:', 'dns:'])),
+  smtpUrl: setting('SMTP_URL', undefined, 'SMTP server for one-time passwords by e-mail (`smtp://user:pass@host:587`, `smtps://…`); unset writes each e-mail as an `.eml` file under `DATA_DIR/outbox` (with a warning at start-up).', optionalText),
+  smtpFrom: setting('SMTP_FROM', 'Booking service <no-reply@localhost>', 'Sender of sign-in e-mails.', (raw) => optionalText(raw) ?? 'Booking service <no-reply@localhost>'),
+  smsWebhookUrl: setting('SMS_WEBHOOK_URL', undefined, 'Where one-time passwords by SMS are posted as JSON `{ "to", "body" }` (your SMS gateway adapter); unset refuses SMS sign-in.', optionalText),
+  otpDailySmsLimit: setting('OTP_DAILY_SMS_LIMIT', '10000', 'SMS one-time passwords per UTC day for the whole deployment; past it sign-in by SMS answers 429 `daily_limit_reached`.', integer('OTP_DAILY_SMS_LIMIT', 10_000, 0, 100_000_000)),
+  otpDailyEmailLimit: setting('OTP_DAILY_EMAIL_LIMIT', '50000', 'E-mail one-time passwords per UTC day for the whole deployment; past it sign-in by e-mail answers 429 `daily_limit_reached`.', integer('OTP_DAILY_EMAIL_LIMIT', 50_000, 0, 100_000_000)),
+  dataKey: setting('DATA_KEY', undefined, 'Key (base64 of 32 bytes) that encrypts TOTP secrets and keys one-time-code hashes; use `DATA_KEY_FILE`. Unset: generated once into `DATA_DIR/data-key` (mode 0600); every instance must share it.', optionalSecret('DATA_KEY', 32)),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 

@@ -1,5 +1,5 @@
 /** Caches outside the database that a committed write can make stale. */
-export type CacheKind = 'client' | 'tenant';
+export type CacheKind = 'client' | 'tenant' | 'user';
 
 /** One invalidation: a record of `kind` changed. */
 export interface Change {
@@ -19,7 +19,7 @@ export function decodeChange(payload: string): Change | undefined {
   const colon = payload.indexOf(':');
   const kind = payload.slice(0, colon);
   const id = payload.slice(colon + 1);
-  if ((kind === 'client' || kind === 'tenant') && id.length > 0 && id.length <= 200) return { kind, id };
+  if ((kind === 'client' || kind === 'tenant' || kind === 'user') && id.length > 0 && id.length <= 200) return { kind, id };
   return undefined;
 }
 

@@ -43,6 +43,43 @@ export interface ServiceTables {
     /** Epoch milliseconds. */
     expires_at: number;
   };
+  otp_challenges: {
+    _id: string;
+    tenant_id: string;
+    channel: string;
+    /** HMAC of tenant, channel and normalised destination (the destination itself is not stored). */
+    destination_key: string;
+    user_id: string | null;
+    code_hash: string;
+    attempts: number;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
+  otp_daily_counts: {
+    /** UTC day, `YYYY-MM-DD`. */
+    day: string;
+    channel: string;
+    sent: number;
+  };
+  user_totp: {
+    user_id: string;
+    /** AES-256-GCM under the data key. */
+    secret: string;
+    enabled: number;
+    /** Last accepted TOTP time step (replay protection). */
+    last_step: number;
+    /** JSON array of HMACs of the unused recovery codes. */
+    recovery_codes: string;
+    created_at: number;
+  };
+  mfa_challenges: {
+    token_hash: string;
+    user_id: string;
+    attempts: number;
+    expires_at: number;
+    used_at: number | null;
+  };
   job_leases: {
     job: string;
     holder: string;

@@ -16,6 +16,9 @@ export type ErrorCode =
   | 'unauthenticated'
   | 'invalid_token'
   | 'insufficient_scope'
+  | 'mfa_required'
+  | 'invalid_grant'
+  | 'daily_limit_reached'
   | 'ip_not_allowed'
   | 'tenant_forbidden'
   | 'field_forbidden'
@@ -39,6 +42,9 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_token: { status: 401, title: 'The access token is invalid' },
   insufficient_scope: { status: 403, title: 'The access token lacks a required capability' },
+  mfa_required: { status: 401, title: 'This operation needs a sign-in with a second factor (TOTP)' },
+  invalid_grant: { status: 400, title: 'The code is wrong, expired, used or unknown' },
+  daily_limit_reached: { status: 429, title: 'The daily limit of sign-in messages is reached' },
   ip_not_allowed: { status: 403, title: 'The source address is not allowed for this client' },
   tenant_forbidden: { status: 403, title: 'Acting in another tenant requires system level' },
   field_forbidden: { status: 403, title: 'A field requires a capability the caller lacks' },

@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, RouteOptions } from 'fastify';
 
 /** The access and lifecycle declarations of a route (see `security/route-config.ts`). */
-export type RouteDeclaration = Readonly<Pick<FastifyContextConfig, 'capability' | 'public' | 'deprecated'>>;
+export type RouteDeclaration = Readonly<Pick<FastifyContextConfig, 'capability' | 'public' | 'anyUser' | 'deprecated'>>;
 
 /** One method of one registered route. */
 export interface RouteInfo {
@@ -43,6 +43,7 @@ function declaration(config: RouteOptions['config']): RouteDeclaration {
   const out: { -readonly [K in keyof RouteDeclaration]: RouteDeclaration[K] } = {};
   if (config?.capability !== undefined) out.capability = config.capability;
   if (config?.public !== undefined) out.public = config.public;
+  if (config?.anyUser !== undefined) out.anyUser = config.anyUser;
   if (config?.deprecated !== undefined) out.deprecated = config.deprecated;
   return Object.freeze(out);
 }

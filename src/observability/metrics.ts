@@ -23,6 +23,8 @@ export class Metrics {
   readonly #rateLimitRefusals: Counter<'group'>;
   readonly #signatureChecks: Counter<'result'>;
   readonly #cachedRefusals: Counter;
+  readonly #otpMessages: Counter<'channel' | 'outcome'>;
+  readonly #otpDailyUsed: Gauge<'channel'>;
   #processMetrics = false;
 
   constructor(options: MetricsOptions = {}) {
@@ -41,6 +43,8 @@ export class Metrics {
     this.#rateLimitRefusals = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit, by endpoint group.', labelNames: ['group'], registers });
     this.#signatureChecks = new Counter({ name: 'access_token_signature_checks_total', help: 'Access-token signature verifications performed (tokens not served from the verified cache), by result.', labelNames: ['result'], registers });
     this.#cachedRefusals = new Counter({ name: 'access_token_cached_refusals_total', help: 'Access tokens refused again from the refused-token cache, without a signature verification.', registers });
+    this.#otpMessages = new Counter({ name: 'otp_messages_total', help: 'Sign-in one-time passwords, by channel and outcome (sent, failed, refused_daily_limit, no_user).', labelNames: ['channel', 'outcome'], registers });
+    this.#otpDailyUsed = new Gauge({ name: 'otp_daily_cap_used', help: 'Share (0-1) of the deployment-wide daily one-time-password cap used today, by channel, as last seen by this instance.', labelNames: ['channel'], registers });
     if (options.poolStats) this.#poolGauges(options.poolStats);
   }
 
@@ -50,6 +54,14 @@ export class Metrics {
   }
 
   /** An access token was refused from the refused-token cache, with no verification. */
+  otpMessage(channel: string, outcome: 'sent' | 'failed' | 'refused_daily_limit' | 'no_user'): void {
+    this.#otpMessages.inc({ channel, outcome });
+  }
+
+  otpDailyCapUsed(channel: string, share: number): void {
+    this.#otpDailyUsed.set({ channel }, share);
+  }
+
   accessTokenRefusalCached(): void {
     this.#cachedRefusals.inc();
   }

@@ -57,7 +57,7 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
     method: action.method,
     url: action.path,
     config: {
-      ...(action.authentication === 'public' ? { public: true } : { capability: action.capability }),
+      ...(action.authentication === 'public' ? { public: true } : action.authentication === 'user' ? { anyUser: true } : { capability: action.capability }),
       rateLimitGroup: action.rateLimitGroup,
       stepUp: action.stepUp,
     },

@@ -28,6 +28,10 @@ export interface AccessTokenClaims {
   readonly exp: number;
   /** Present when DPoP-bound: the RFC 7638 thumbprint of the client's DPoP key. */
   readonly cnf?: { readonly jkt: string };
+  /** `user` on an end user's token (`sub` is then the user id); absent on client tokens. */
+  readonly actor_type?: 'user';
+  /** How the user authenticated (RFC 8176: `otp`, `totp`, `fed`); user tokens only. */
+  readonly amr?: readonly string[];
 }
 
 /** What the token endpoint decided to grant. */
@@ -42,6 +46,8 @@ export interface AccessTokenGrant {
   readonly level: Level;
   /** DPoP key thumbprint, when the token is to be DPoP-bound. */
   readonly jkt?: string;
+  /** An end user's token: `subject` is the user id, `amr` how the user signed in. */
+  readonly user?: { readonly amr: readonly string[] };
 }
 
 /** Signs an access token with the store's current key (node:crypto; see sign-es512.ts). */
@@ -64,6 +70,7 @@ export async function issueAccessToken(
     iat,
     exp: iat + lifetimeSeconds,
     ...(grant.jkt === undefined ? {} : { cnf: { jkt: grant.jkt } }),
+    ...(grant.user ? { actor_type: 'user' as const, amr: [...grant.user.amr] } : {}),
   });
   const { kid, signingKey } = store.current(now);
   const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' });
@@ -236,7 +243,7 @@ function hash(token: string): string {
 
 /** Picks and shape-checks the known claims; anything else in the payload is dropped. */
 function toClaims(payload: Readonly<Record<string, unknown>>): AccessTokenClaims {
-  const { iss, sub, client_id, aud, scope, tenant_id, level, jti, iat, exp, cnf } = payload as Record<string, unknown>;
+  const { iss, sub, client_id, aud, scope, tenant_id, level, jti, iat, exp, cnf, actor_type, amr } = payload as Record<string, unknown>;
   const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
   if (
     typeof iss !== 'string' ||
@@ -250,13 +257,15 @@ function toClaims(payload: Readonly<Record<string, unknown>>): AccessTokenClaims
     !levels.has(level) ||
     typeof iat !== 'number' ||
     typeof exp !== 'number' ||
-    (cnf !== undefined && typeof jkt !== 'string')
+    (cnf !== undefined && typeof jkt !== 'string') ||
+    (actor_type !== undefined && actor_type !== 'user') ||
+    (actor_type === 'user' && (!Array.isArray(amr) || !amr.every((m) => typeof m === 'string')))
   ) {
     throw new TokenError('invalid_token', 'claims have the wrong shape');
   }
   // `null` is what tokens of system clients carried before the claim became "system"; they
   // stay valid until they expire (one token lifetime after an upgrade).
-  const base = { iss, sub, client_id, aud, scope, tenant_id: tenant_id ?? systemNodeId, level: level as Level, jti, iat, exp };
+  const base = { iss, sub, client_id, aud, scope, tenant_id: tenant_id ?? systemNodeId, level: level as Level, jti, iat, exp, ...(actor_type === 'user' ? { actor_type: 'user' as const, amr: Object.freeze([...(amr as string[])]) } : {}) };
   return freeze(typeof jkt === 'string' ? { ...base, cnf: { jkt } } : base);
 }
 

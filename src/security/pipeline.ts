@@ -8,11 +8,15 @@ import type { ClientDirectory, ClientState } from './client-directory.js';
 import type { Principal, TenantScope } from './principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
+import type { UserDirectory } from './user-directory.js';
+import { roleCapabilities } from '../registry/roles.js';
 
 export interface SecurityDeps {
   readonly authenticator: Authenticator;
   readonly clients: ClientDirectory;
   readonly tenants: TenantDirectory;
+  /** End users behind user tokens. */
+  readonly users: UserDirectory;
   /** Audit trail of refused requests. */
   readonly events?: SecurityEvents;
 }
@@ -35,8 +39,13 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
     const config = request.routeOptions.config;
     if (config.public === true || request.is404) return;
     const capability = config.capability;
-    if (typeof capability !== 'string') throw new ApiError('internal_error', 'route without capability');
+    if (typeof capability !== 'string' && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
     const auth = await deps.authenticator.authenticate(request);
+    if (auth.claims.actor_type === 'user') {
+      request.principal = await userPrincipal(deps, auth, request);
+      return;
+    }
+    if (typeof capability !== 'string') throw authError('invalid_token', 'This operation is for signed-in users', auth.scheme, 'invalid_token');
     const client = await activeClient(deps.clients, auth);
     const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
       deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
@@ -51,6 +60,30 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
     }
     request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);
   });
+}
+
+/**
+ * An end user's request: the user must still be active; the capability must be in the
+ * token's scope and still in the user's role; a route declaring `stepUp` needs `totp` in
+ * the token's `amr` (RFC 9470); users act in their own tenant only.
+ */
+async function userPrincipal(deps: SecurityDeps, auth: Authenticated, request: FastifyRequest): Promise<Principal> {
+  const config = request.routeOptions.config;
+  const user = await deps.users.get(auth.claims.sub);
+  if (!user || !user.active) throw authError('invalid_token', 'The user of this token is disabled, erased or deleted', auth.scheme, 'invalid_token', { privateReason: `user ${auth.claims.sub} inactive` });
+  const role = new Set(roleCapabilities[user.role]);
+  const granted = new Set([...grantedCapabilities(auth.claims)].filter((c) => role.has(c)));
+  if (config.anyUser !== true) {
+    const capability = String(config.capability);
+    if (!granted.has(capability)) throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
+    if (config.stepUp === true && !(auth.claims.amr ?? []).includes('totp')) {
+      throw authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', auth.scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
+    }
+  }
+  if (request.headers['x-tenant-id'] !== undefined) throw new ApiError('tenant_forbidden', 'Users act in their own tenant; X-Tenant-Id is for system-level clients');
+  const home = await deps.tenants.resolve(user.tenantId);
+  if (!home) throw authError('invalid_token', 'The tenant of this user no longer exists', auth.scheme, 'invalid_token');
+  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false });
 }
 
 const grantedByClaims = new WeakMap<AccessTokenClaims, ReadonlySet<string>>();

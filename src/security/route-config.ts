@@ -7,6 +7,8 @@ declare module 'fastify' {
     capability?: string;
     /** Opt out of authentication (health, well-known, token endpoint). */
     public?: boolean;
+    /** Any signed-in end user may call it, whatever the role (their own TOTP settings); no capability. */
+    anyUser?: boolean;
     /** Deprecation notice for the route (adds Deprecation/Sunset headers). */
     deprecated?: { readonly since: string; readonly sunset: string; readonly link?: string };
     /** Rate-limit group: declared by actions and the token endpoint, else derived at registration (`src/edge/rate-limit.ts`). */

@@ -18,6 +18,10 @@ export function guardRoute(route: RouteOptions): void {
     if (config.capability) throw new Error(`route ${name} is public and also declares a capability`);
     return;
   }
+  if (config.anyUser === true) {
+    if (config.capability) throw new Error(`route ${name} is for any user and also declares a capability`);
+    return;
+  }
   if (typeof config.capability !== 'string') {
     throw new Error(`route ${name} declares neither { capability } nor { public: true }`);
   }

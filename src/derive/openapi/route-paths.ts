@@ -39,6 +39,12 @@ function markDeprecated(operation: Operation, route: RouteInfo): void {
 /** Access: public routes need nothing; the others their capability, the tenant and DPoP headers and the auth problems. */
 function secure(operation: Operation, route: RouteInfo): void {
   const capability = route.config.capability;
+  if (route.config.anyUser === true) {
+    // Any signed-in end user's token; no capability.
+    operation.security = [{ bearer: [] }];
+    operation.responses = { ...operation.responses, ...problems('401') };
+    return;
+  }
   if (route.config.public === true || capability === undefined) {
     // Public to the token pipeline; a route with its own guard (metrics) documents it.
     operation.security ??= [];

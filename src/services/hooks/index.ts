@@ -11,6 +11,8 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
     'legal-holds': legalHoldHooks,
+    // The security pipeline caches users (role, status) for their tokens.
+    users: { invalidates: 'user' },
     ...extra,
   };
 }

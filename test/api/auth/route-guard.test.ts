@@ -23,12 +23,12 @@ describe('deny by default at registration', () => {
     });
     afterAll(() => h.close());
 
-    it('has every route declaring a known capability or public', () => {
+    it('has every route declaring a known capability, any signed-in user, or public', () => {
       const routes = h.app.routes.routes;
       expect(routes.length).toBeGreaterThan(60);
       for (const route of routes) {
         const config = route.config;
-        expect(typeof config.capability === 'string' || config.public === true, `${route.method} ${route.url}`).toBe(true);
+        expect(typeof config.capability === 'string' || config.public === true || config.anyUser === true, `${route.method} ${route.url}`).toBe(true);
       }
     });
 

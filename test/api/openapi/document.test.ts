@@ -65,6 +65,9 @@ describe('the OpenAPI document', () => {
       if (route.config.public === true) {
         expect(operation?.['x-capability'], route.url).toBeUndefined();
         if (route.url !== '/metrics') expect(operation?.security, route.url).toEqual([]);
+      } else if (route.config.anyUser === true) {
+        expect(operation?.['x-capability'], route.url).toBeUndefined();
+        expect(operation?.security, route.url).toEqual([{ bearer: [] }]);
       } else {
         expect(operation?.['x-capability'], route.url).toBe(route.config.capability);
         expect(operation?.security, route.url).toContainEqual({ oauth2: [route.config.capability] });

@@ -13,6 +13,7 @@ describe('declared actions', () => {
     const keys = actions.map(actionKey);
     for (const resource of resources) for (const op of resource.operations) expect(keys).toContain(`${resource.name}.${op}`);
     expect(keys).toContain('api-clients.rotate-key');
+    expect(keys).toEqual(expect.arrayContaining(['users.otp-start', 'users.otp-verify', 'users.totp-verify', 'users.totp-enroll', 'users.totp-activate', 'users.totp-disable']));
     expect(new Set(keys).size).toBe(keys.length);
   });
 
@@ -21,9 +22,15 @@ describe('declared actions', () => {
       const route = actionRoute(action, services);
       expect(route.method).toBe(action.method);
       expect(route.url).toBe(action.path);
-      expect(route.config).toMatchObject({ capability: action.capability, rateLimitGroup: action.rateLimitGroup, stepUp: action.stepUp });
+      expect(route.config).toMatchObject({ rateLimitGroup: action.rateLimitGroup, stepUp: action.stepUp });
       expect(groupOf(route), actionKey(action)).toBe(action.rateLimitGroup);
-      expect(isCapability(action.capability), action.capability).toBe(true);
+      if (action.authentication === 'client') {
+        expect(route.config).toMatchObject({ capability: action.capability });
+        expect(isCapability(action.capability), action.capability).toBe(true);
+      } else {
+        expect(route.config).toMatchObject(action.authentication === 'public' ? { public: true } : { anyUser: true });
+        expect(route.config?.capability).toBeUndefined();
+      }
     }
   });
 
@@ -32,6 +39,12 @@ describe('declared actions', () => {
     expect(groupOf({ method: 'GET', url: '/v1/things/export', config: { capability: 'products:list' } })).toBe('reads');
     expect(groupOf({ method: 'POST', url: '/v1/auth/token', config: { public: true } })).toBe('public');
     expect(groupOf({ method: 'POST', url: '/anywhere', config: { public: true, rateLimitGroup: 'token' } })).toBe('token');
+  });
+
+  it('administrative writes declare step-up; reads and business data do not', () => {
+    const stepUp = (key: string) => actions.find((a) => actionKey(a) === key)?.stepUp;
+    for (const key of ['api-clients.create', 'api-clients.update', 'api-clients.delete', 'api-clients.rotate-key', 'tenants.create', 'webhooks.update', 'legal-holds.create', 'retention-policies.delete', 'users.update']) expect(stepUp(key), key).toBe(true);
+    for (const key of ['api-clients.list', 'bookings.create', 'products.update', 'audit-logs.export', 'users.otp-start']) expect(stepUp(key), key).toBe(false);
   });
 
   it('a sub-operation declared as an action is a capability without a registry entry', () => {

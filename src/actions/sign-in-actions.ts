@@ -1,0 +1,53 @@
+import { problems } from '../derive/openapi/problems.js';
+import type { Operation } from '../derive/openapi/types.js';
+import { ApiError } from '../http/errors.js';
+import type { SignInServices } from '../sign-in/sign-in-services.js';
+import type { ActionDef, ActionServices, Authentication } from './action.js';
+
+function signIn(services: ActionServices): SignInServices {
+  if (!services.signIn) throw new ApiError('service_unavailable', 'Sign-in is not available here');
+  return services.signIn;
+}
+
+const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
+const token = { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } };
+
+function operation(operationId: string, summary: string, description: string, body: Record<string, unknown> | undefined, responses: Operation['responses']): Operation {
+  return { operationId, summary, description, tags: ['auth'], ...(body ? { requestBody: { required: true, content: body } } : {}), responses };
+}
+
+/** A sign-in step: public (its proof is in the body) or for any signed-in user; limited per source IP like the token endpoint. */
+function step(name: string, path: string, authentication: Authentication, openapi: Operation, run: ActionDef['run']): ActionDef {
+  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: {}, run };
+}
+
+/** End-user sign-in (CONTRACT.md part 2): one-time passwords, TOTP, and the second step of a sign-in. */
+export const signInActions: readonly ActionDef[] = [
+  step('otp-start', '/v1/auth/otp/start', 'public',
+    operation('otp_start', 'Send a one-time sign-in code', 'The same answer whether or not the destination belongs to a user. 429 for a new code within 60 s, or past the daily cap (`daily_limit_reached`).',
+      json({ tenant_id: { type: 'string' }, channel: { type: 'string', enum: ['email', 'sms'] }, destination: { type: 'string' } }, ['tenant_id', 'channel', 'destination']),
+      { 202: { description: 'A code is on its way if the destination belongs to an active user.', content: json({ challenge_id: { type: 'string' }, expires_in: { type: 'integer' } }, ['challenge_id', 'expires_in']) }, ...problems('400') }),
+    async (input, services) => ({ status: 202, body: await signIn(services).otp.start(input.body) })),
+  step('otp-verify', '/v1/auth/otp/verify', 'public',
+    operation('otp_verify', 'Exchange a one-time code for a token', 'Users with TOTP get `{ mfa_required, mfa_token }` for `/v1/auth/totp/verify` instead. A wrong, expired, used or unknown code is a 400 `invalid_grant` (after 5 wrong codes the challenge is dead).',
+      json({ challenge_id: { type: 'string' }, code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['challenge_id', 'code']),
+      { 200: { description: 'A user token (`amr: ["otp"]`), or the second-factor step.', content: { 'application/json': { schema: { oneOf: [{ type: 'object', properties: token }, { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } } }] } } } }, ...problems('400') }),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).otp.verify(input.body) })),
+  step('totp-verify', '/v1/auth/totp/verify', 'public',
+    operation('totp_verify', 'Second factor: a TOTP or recovery code', 'With the `mfa_token` of `/v1/auth/otp/verify`. An accepted code is refused if used again.',
+      json({ mfa_token: { type: 'string' }, code: { type: 'string' } }, ['mfa_token', 'code']),
+      { 200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400') }),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.verify(input.body) })),
+  step('totp-enroll', '/v1/auth/totp/enroll', 'user',
+    operation('totp_enroll', 'Start TOTP enrolment', 'A new secret (base32), its `otpauth://` URI and 10 single-use recovery codes, shown only here. TOTP is on once activated.', undefined,
+      { 200: { description: 'The secret.', content: json({ secret: { type: 'string' }, otpauth_uri: { type: 'string' }, recovery_codes: { type: 'array', items: { type: 'string' } } }, ['secret', 'otpauth_uri', 'recovery_codes']) }, ...problems('409') }),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.enroll(input.context) })),
+  step('totp-activate', '/v1/auth/totp/activate', 'user',
+    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', json({ code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['code']),
+      { 204: { description: 'TOTP is on.' }, ...problems('400', '409') }),
+    async (input, services) => (await signIn(services).totp.activate(input.context, input.body), { status: 204 })),
+  step('totp-disable', '/v1/auth/totp/disable', 'user',
+    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', json({ code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['code']),
+      { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
+    async (input, services) => (await signIn(services).totp.disable(input.context, input.body), { status: 204 })),
+];

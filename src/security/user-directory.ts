@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { getResource } from '../registry/index.js';
+import { isRole } from '../registry/roles.js';
+import type { Role } from '../registry/roles.js';
+import { asSystem } from './principal.js';
+
+/** What the security pipeline needs to know about an end user behind a token. */
+export interface UserState {
+  readonly userId: string;
+  readonly tenantId: string;
+  readonly role: Role;
+  /** Active, not disabled and not erased. */
+  readonly active: boolean;
+  readonly email: string | null;
+  readonly phone: string | null;
+  readonly locale: string;
+  readonly totpEnabled: boolean;
+}
+
+const users = getResource('users');
+const plausibleId = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Users by id, for authentication and sign-in; cached briefly like API clients and
+ * dropped on every committed change (the change feed reaches every instance).
+ */
+export class UserDirectory {
+  private readonly cache = new Map<string, { state: UserState | undefined; until: number }>();
+  private readonly queries: ScopedQueries;
+
+  constructor(
+    database: Database,
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
+  }
+
+  async get(userId: string): Promise<UserState | undefined> {
+    if (typeof userId !== 'string' || !plausibleId.test(userId)) return undefined;
+    const now = this.now();
+    const cached = this.cache.get(userId);
+    if (cached && cached.until > now) return cached.state;
+    const row = await this.queries.scoped(users).selectAll().where('_id', '=', userId).executeTakeFirst();
+    const state = row ? toState(row, this.queries.dialect.fromDb('boolean', row.totp_enabled) === true) : undefined;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(userId, { state, until: now + this.ttlMs });
+    return state;
+  }
+
+  /** The live users of a tenant with this e-mail address or phone number (case-insensitive e-mail). */
+  async findByDestination(tenantId: string, channel: 'email' | 'sms', destination: string): Promise<UserState | undefined> {
+    // E-mail addresses are matched without regard to case (`destination` arrives lower-cased).
+    const match = channel === 'email' ? sql<boolean>`lower(email) = ${destination}` : sql<boolean>`phone = ${destination}`;
+    const rows = await this.queries.scoped(users).selectAll().where('tenant_id', '=', tenantId).where(match).limit(2).execute();
+    if (rows.length !== 1 || !rows[0]) return undefined;
+    const row = rows[0];
+    return toState(row, this.queries.dialect.fromDb('boolean', row.totp_enabled) === true);
+  }
+
+  forget(userId: string): void {
+    this.cache.delete(userId);
+  }
+}
+
+function toState(row: Record<string, unknown>, totpEnabled: boolean): UserState {
+  const role = isRole(row.role) ? row.role : 'guest';
+  return {
+    userId: String(row._id),
+    tenantId: String(row.tenant_id),
+    role,
+    active: row.status === 'active' && (row.erased_at === null || row.erased_at === undefined),
+    email: (row.email as string | null) ?? null,
+    phone: (row.phone as string | null) ?? null,
+    locale: typeof row.locale === 'string' ? row.locale : 'en',
+    totpEnabled,
+  };
+}

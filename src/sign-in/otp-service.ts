@@ -1,0 +1,178 @@
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/dialect.js';
+import { ApiError, validationError } from '../http/errors.js';
+import type { FieldError } from '../http/errors.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { DataKey } from '../security/data-key.js';
+import type { UserDirectory } from '../security/user-directory.js';
+import type { Clock } from '../services/clock.js';
+import type { Channel, MessageSender } from './messages.js';
+import { signInMessage } from './messages.js';
+import type { UserTokenResponse, UserTokens } from './user-tokens.js';
+
+/** How long a code is valid, how often it may be tried, and how soon a new one may be asked for. */
+export const otpPolicy = { lifetimeMs: 600_000, maxAttempts: 5, resendAfterMs: 60_000, mfaLifetimeMs: 300_000 } as const;
+
+const email = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+const phone = /^\+[1-9][0-9]{6,14}$/;
+
+/** The refusal of a code: one answer for wrong, expired, used and unknown. */
+export function invalidGrant(detail = 'The code is wrong, expired, already used or unknown; start a new sign-in'): ApiError {
+  return new ApiError('invalid_grant', detail, { extensions: { error: 'invalid_grant' } });
+}
+
+export interface MfaRequired {
+  readonly mfa_required: true;
+  readonly mfa_token: string;
+}
+
+export interface OtpDeps {
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly dataKey: DataKey;
+  readonly users: UserDirectory;
+  readonly sender: MessageSender;
+  readonly tokens: UserTokens;
+  readonly limits: Readonly<Record<Channel, number>>;
+  readonly log: FastifyBaseLogger;
+  readonly metrics?: Metrics;
+}
+
+/**
+ * Sign-in by one-time password. `start` answers the same whether or not the destination
+ * belongs to a user, and in the same time: the message goes out after the answer. Codes
+ * come from the CSPRNG, are stored as an HMAC under the data key, compared in constant time,
+ * die after 5 wrong tries or 10 minutes, and work once. The daily caps and the resend
+ * cooldown live in the database, so they hold across instances.
+ */
+export class OtpService {
+  constructor(private readonly deps: OtpDeps) {}
+
+  async start(body: unknown): Promise<{ challenge_id: string; expires_in: number }> {
+    const { tenantId, channel, destination } = parseStart(body);
+    if (channel === 'sms' && !this.deps.sender.smsAvailable) throw validationError([{ field: 'channel', message: 'SMS sign-in is not configured (SMS_WEBHOOK_URL)' }]);
+    const { db } = this.deps.database;
+    const now = this.deps.clock.now();
+    const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
+    const recent = await db.selectFrom('otp_challenges').select('created_at').where('destination_key', '=', destinationKey).where('created_at', '>', now - otpPolicy.resendAfterMs).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    if (recent) {
+      const wait = Math.max(1, Math.ceil((Number(recent.created_at) + otpPolicy.resendAfterMs - now) / 1000));
+      throw new ApiError('rate_limited', `A code was sent to this destination less than a minute ago; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
+    }
+    await this.countMessage(channel, now);
+    const user = await this.deps.users.findByDestination(tenantId, channel, destination);
+    const active = user?.active === true ? user : undefined;
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const id = randomUUID();
+    await db
+      .insertInto('otp_challenges')
+      .values({ _id: id, tenant_id: tenantId, channel, destination_key: destinationKey, user_id: active?.userId ?? null, code_hash: this.deps.dataKey.mac('otp-code', id, code), attempts: 0, created_at: now, expires_at: now + otpPolicy.lifetimeMs, used_at: null })
+      .execute();
+    if (active) {
+      const message = signInMessage(active.locale, code, otpPolicy.lifetimeMs / 60_000);
+      // After the answer: a known and an unknown destination take the same time to answer.
+      setImmediate(() => {
+        this.deps.sender.send(channel, destination, message).then(
+          () => this.deps.metrics?.otpMessage(channel, 'sent'),
+          (error: unknown) => {
+            this.deps.metrics?.otpMessage(channel, 'failed');
+            this.deps.log.error({ err: error, channel }, 'sign-in message not delivered');
+          },
+        );
+      });
+    } else {
+      this.deps.metrics?.otpMessage(channel, 'no_user');
+    }
+    return { challenge_id: id, expires_in: otpPolicy.lifetimeMs / 1000 };
+  }
+
+  /** A token, or — when the user has TOTP — a short-lived token for the second factor. */
+  async verify(body: unknown): Promise<UserTokenResponse | MfaRequired> {
+    const { challengeId, code } = parseVerify(body);
+    const { db } = this.deps.database;
+    const now = this.deps.clock.now();
+    // One try used, atomically: five wrong codes and the challenge is dead, whatever runs in parallel.
+    const tried = await db
+      .updateTable('otp_challenges')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('_id', '=', challengeId)
+      .where('used_at', 'is', null)
+      .where('attempts', '<', otpPolicy.maxAttempts)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (Number(tried.numUpdatedRows) !== 1) throw invalidGrant();
+    const row = await db.selectFrom('otp_challenges').select(['code_hash', 'user_id']).where('_id', '=', challengeId).executeTakeFirstOrThrow();
+    const matches = this.deps.dataKey.verifyMac(row.code_hash, 'otp-code', challengeId, code);
+    if (!matches || row.user_id === null) throw invalidGrant();
+    const used = await db.updateTable('otp_challenges').set({ used_at: now }).where('_id', '=', challengeId).where('used_at', 'is', null).executeTakeFirst();
+    if (Number(used.numUpdatedRows) !== 1) throw invalidGrant();
+    const user = await this.deps.users.get(row.user_id);
+    if (!user?.active) throw invalidGrant();
+    const totp = await db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    if (totp?.enabled === 1) {
+      const token = randomBytes(32).toString('base64url');
+      await db.insertInto('mfa_challenges').values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: now + otpPolicy.mfaLifetimeMs, used_at: null }).execute();
+      return { mfa_required: true, mfa_token: token };
+    }
+    return this.deps.tokens.issue(user, ['otp']);
+  }
+
+  /** Counts a message against today's deployment-wide cap, or refuses it (429) with nothing sent. */
+  private async countMessage(channel: Channel, now: number): Promise<void> {
+    const limit = this.deps.limits[channel];
+    const day = new Date(now).toISOString().slice(0, 10);
+    const { db } = this.deps.database;
+    const counted =
+      limit > 0 &&
+      Number(
+        (
+          await db
+            .insertInto('otp_daily_counts')
+            .values({ day, channel, sent: 1 })
+            .onConflict((conflict) => conflict.columns(['day', 'channel']).doUpdateSet((eb) => ({ sent: eb('otp_daily_counts.sent', '+', 1) })).where('otp_daily_counts.sent', '<', limit))
+            .executeTakeFirst()
+        ).numInsertedOrUpdatedRows ?? 0,
+      ) === 1;
+    if (!counted) {
+      this.deps.metrics?.otpMessage(channel, 'refused_daily_limit');
+      this.deps.metrics?.otpDailyCapUsed(channel, 1);
+      throw new ApiError('daily_limit_reached', `Today's limit of ${channel === 'sms' ? 'SMS' : 'e-mail'} sign-in messages is reached; try again tomorrow (UTC) or use another channel`, { headers: { 'retry-after': String(Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now) / 1000)) } });
+    }
+    const row = await db.selectFrom('otp_daily_counts').select('sent').where('day', '=', day).where('channel', '=', channel).executeTakeFirst();
+    this.deps.metrics?.otpDailyCapUsed(channel, Number(row?.sent ?? 0) / limit);
+  }
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
+  return body as Record<string, unknown>;
+}
+
+function unknownFields(input: Record<string, unknown>, allowed: readonly string[], errors: FieldError[]): void {
+  for (const key of Object.keys(input)) if (!allowed.includes(key)) errors.push({ field: key, message: 'is not accepted here' });
+}
+
+function parseStart(body: unknown): { tenantId: string; channel: Channel; destination: string } {
+  const input = objectBody(body);
+  const errors: FieldError[] = [];
+  unknownFields(input, ['tenant_id', 'channel', 'destination'], errors);
+  const { tenant_id: tenantId, channel, destination } = input;
+  if (typeof tenantId !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(tenantId)) errors.push({ field: 'tenant_id', message: 'must be a tenant node id' });
+  if (channel !== 'email' && channel !== 'sms') errors.push({ field: 'channel', message: 'must be email or sms' });
+  const text = typeof destination === 'string' ? destination.trim() : '';
+  if (channel === 'email' && !email.test(text)) errors.push({ field: 'destination', message: 'must be an e-mail address' });
+  if (channel === 'sms' && !phone.test(text)) errors.push({ field: 'destination', message: 'must be a phone number in E.164 form (+4915…)' });
+  if (errors.length > 0) throw validationError(errors);
+  return { tenantId: tenantId as string, channel: channel as Channel, destination: channel === 'email' ? text.toLowerCase() : text };
+}
+
+function parseVerify(body: unknown): { challengeId: string; code: string } {
+  const input = objectBody(body);
+  const errors: FieldError[] = [];
+  unknownFields(input, ['challenge_id', 'code'], errors);
+  if (typeof input.challenge_id !== 'string' || input.challenge_id.length > 100) errors.push({ field: 'challenge_id', message: 'must be the challenge_id of /v1/auth/otp/start' });
+  if (typeof input.code !== 'string' || !/^[0-9]{6}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the 6-digit code' });
+  if (errors.length > 0) throw validationError(errors);
+  return { challengeId: input.challenge_id as string, code: input.code as string };
+}
