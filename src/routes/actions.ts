@@ -4,13 +4,15 @@ import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../ac
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
+import { nobody } from '../security/principal.js';
 import { requestContext } from './request-context.js';
 
-/** The input of an action from the request that passed the security pipeline. */
+/** The input of an action from the request that passed the security pipeline (public actions: nobody yet). */
 function actionInput(request: FastifyRequest): ActionInput {
   const ifMatch = request.headers['if-match'];
+  const isPublic = request.routeOptions.config.public === true;
   return {
-    context: requestContext(request),
+    context: isPublic ? { principal: nobody, clientIp: request.ip ?? null, requestId: String(request.id) } : requestContext(request),
     params: request.params as Record<string, string>,
     query: request.query as QueryString,
     body: request.body,

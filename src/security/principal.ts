@@ -30,6 +30,20 @@ export interface Principal {
   readonly unrestricted: boolean;
 }
 
+/**
+ * The caller of a public action before it has proven anything (a sign-in step, a signed
+ * webhook): no capabilities, and a scope that reaches no tenant, so a scoped query made
+ * with it finds nothing. Such actions authenticate by their own proofs.
+ */
+export const nobody: Principal = Object.freeze({
+  actorType: 'system',
+  actorId: 'anonymous',
+  capabilities: new Set<string>(),
+  home: Object.freeze({ nodeId: '', level: 'tenant', path: '\u0000/' }),
+  scope: Object.freeze({ nodeId: '', level: 'tenant', path: '\u0000/' }),
+  unrestricted: false,
+});
+
 /** The id of the built-in root node, as clients see it (`tenant_id` claim, `X-Tenant-Id`). */
 export const systemNodeId = 'system';
 
