@@ -101,6 +101,19 @@ export class TotpService {
     return this.deps.tokens.issue(user, ['otp', 'totp']);
   }
 
+  /**
+   * Step-up (RFC 9470) within a session: the signed-in user proves the second factor with a
+   * TOTP code and gets a token carrying `totp` in `amr` — e.g. right after enrolling.
+   */
+  async stepUp(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
+    const user = await this.user(context);
+    const code = parseCode(body, 'code');
+    const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
+    if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
+    if (!(await this.accept(row, user, code, { enabling: false }))) throw invalidGrant('The code is not the current code of the authenticator, or was used already');
+    return this.deps.tokens.issue(user, ['otp', 'totp']);
+  }
+
   /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. */
   async disable(context: RequestContext, body: unknown): Promise<void> {
     const user = await this.user(context);

@@ -14,6 +14,7 @@ interface MfaAnswer {
 interface Enrollment {
   readonly secret: string;
   readonly otpauth_uri: string;
+  readonly recovery_codes: readonly string[];
 }
 
 type Step =
@@ -21,7 +22,7 @@ type Step =
   | { readonly name: 'otp'; readonly challengeId: string; readonly note?: string }
   | { readonly name: 'totp'; readonly mfaToken: string }
   | { readonly name: 'enroll'; readonly token: string; readonly enrollment?: Enrollment }
-  | { readonly name: 'recovery'; readonly codes: readonly string[] };
+  | { readonly name: 'recovery'; readonly token: string; readonly codes: readonly string[] };
 
 /** Whether the token is an administrator's: the console is for role `admin` only. */
 function isAdmin(token: string): boolean {
@@ -82,15 +83,28 @@ export function SignIn() {
       startSession(body.access_token);
     });
 
-  const activate = (token: string) =>
+  const activate = (token: string, codes: readonly string[]) =>
     run(async () => {
       api.setToken(token);
       try {
-        const { body } = await api.call<{ recovery_codes?: string[] } | undefined>('POST', '/v1/auth/totp/activate', { body: { code: code.trim() } });
+        await api.call('POST', '/v1/auth/totp/activate', { body: { code: code.trim() } });
         setCode('');
-        setStep({ name: 'recovery', codes: body?.recovery_codes ?? [] });
+        setStep({ name: 'recovery', token, codes });
       } finally {
         api.setToken(undefined);
+      }
+    });
+
+  // Step-up (RFC 9470): the one-factor session proves the new second factor with the next code.
+  const stepUp = (token: string) =>
+    run(async () => {
+      api.setToken(token);
+      try {
+        const { body } = await api.call<TokenAnswer>('POST', '/v1/auth/totp/step-up', { body: { code: code.trim() } });
+        startSession(body.access_token);
+      } catch (failure) {
+        api.setToken(undefined);
+        throw failure;
       }
     });
 
@@ -124,7 +138,7 @@ export function SignIn() {
         </form>
       )}
       {step.name === 'enroll' && step.enrollment && (
-        <form onSubmit={(event) => (event.preventDefault(), void activate(step.token))}>
+        <form onSubmit={(event) => (event.preventDefault(), void activate(step.token, step.enrollment?.recovery_codes ?? []))}>
           <h2>Set up your authenticator</h2>
           <p>Administrators sign in with a second factor. Scan the code with an authenticator app, or type the key.</p>
           <QrCode text={step.enrollment.otpauth_uri} label="QR code of your TOTP key" />
@@ -137,18 +151,19 @@ export function SignIn() {
         </form>
       )}
       {step.name === 'recovery' && (
-        <section aria-labelledby="recovery-title">
-          <h2 id="recovery-title">Authenticator on</h2>
+        <form onSubmit={(event) => (event.preventDefault(), void stepUp(step.token))}>
+          <h2>Authenticator on</h2>
           {step.codes.length > 0 && (
             <>
               <p>Keep these recovery codes somewhere safe. Each works once, and they are shown only now.</p>
               <ul class="codes">{step.codes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
             </>
           )}
-          <button type="button" disabled={busy} onClick={() => void sendCode('Sign in with both factors: enter the new code we e-mailed you.')}>
-            Continue to sign-in
-          </button>
-        </section>
+          <label for="totp-next">Next code from the app</label>
+          <input id="totp-next" name="totp" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <p class="help">The code you just used is spent: wait for the app to show the next one.</p>
+          <button type="submit" disabled={busy}>Continue</button>
+        </form>
       )}
     </main>
   );

@@ -145,6 +145,10 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     const at = now();
     const activation = totp.generate({ timestamp: at });
     expect((await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token: otpOnly, body: { code: activation } })).statusCode).toBe(204);
+    // Step-up within a one-factor session (RFC 9470): a fresh code adds totp to amr.
+    const stepped = await h.request({ method: 'POST', url: '/v1/auth/totp/step-up', token: otpOnly, body: { code: totp.generate({ timestamp: now() + 30_000 }) } });
+    expect(stepped.statusCode, stepped.body).toBe(200);
+    expect(claimsOf(stepped.json().access_token).amr).toEqual(['otp', 'totp']);
 
     const second = await signIn(emails.admin);
     expect(second.json()).toEqual({ mfa_required: true, mfa_token: expect.any(String) });
