@@ -40,7 +40,7 @@ const implemented = {
   status_page: true,
   sbom: true,
   security_txt: true,
-  user_totp_2fa: false,
+  user_totp_2fa: findAction('users.totp-verify') !== undefined,
   gdpr_erasure: findAction('users.erase') !== undefined,
   webhook_delivery: false,
   built_in_backups: false,
