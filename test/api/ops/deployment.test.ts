@@ -101,7 +101,6 @@ const product = (name: string) => ({ name, description: 'Quiet', address: 'Muste
 
 interface LogLine {
   readonly msg?: string;
-  readonly level?: number;
   readonly req?: { readonly url?: string };
 }
 
@@ -125,13 +124,12 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
   const clients = new Map<string, Client>();
   let startedAt = 0;
 
-  const tokenForm = async (client: Client, extra: Record<string, string> = {}) =>
+  const tokenForm = async (client: Client) =>
     new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: client.clientId,
       client_assertion_type: assertionType,
       client_assertion: await signAssertion(client.key, client.clientId, `${origin}/v1/auth/token`, { kid: client.kid }),
-      ...extra,
     }).toString();
 
   const token = async (name: string, from = '127.0.0.2'): Promise<string> => {
@@ -146,8 +144,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
     [cluster, redis] = await Promise.all([startCluster(), startRedis()]);
     databaseUrl = cluster.url;
     const ports = [await freePort(), await freePort()];
-    const nginxStarted = startNginx(ports.map((port) => `127.0.0.1:${port}`));
-    nginx = await nginxStarted;
+    nginx = await startNginx(ports.map((port) => `127.0.0.1:${port}`));
     origin = nginx.origin;
     env = {
       DATA_DIR: join(dir, 'data'),
