@@ -367,6 +367,13 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
     const bearer = String(json(copies.find((answer) => answer.status === 200) as Answer).access_token);
     const created = await send(`${origin}/v1/products`, { from: '127.0.0.10', method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product('without redis')) });
     expect(created.status).toBe(201);
+    const key = await dpopKey();
+    const issued = await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    const bound = String(json(issued).access_token);
+    const proof = await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound });
+    const uses = [];
+    for (const _ of [1, 2, 3]) uses.push((await send(`${origin}/v1/products`, { from: '127.0.0.10', headers: { authorization: `DPoP ${bound}`, dpop: proof } })).status);
+    expect(uses).toEqual([200, 401, 401]);
 
     redis = await startRedis(redis.port);
     // Both instances reconnect by themselves (ioredis retries every 2 s at most).
