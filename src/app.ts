@@ -140,11 +140,22 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
     lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}),
   });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  // No offline queue and a command timeout: while Redis is away a counter update fails at
+  // once and the limiter lets the request through (docs/operations.md, "Several instances")
+  // instead of holding it until Redis returns.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000 }) : undefined;
   if (redis) {
     redis.on('error', (error: Error) => server.log.warn({ err: error }, 'redis unavailable'));
     server.addHook('onClose', async () => {
       await redis.quit().catch(() => undefined);
+    });
+    // The first requests are counted too: wait (briefly) for the first connection.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
   const onRefused = (group: RateLimitName) => {

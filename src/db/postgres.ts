@@ -156,7 +156,15 @@ export function openPostgres(options: PostgresOptions): Database {
     max: options.poolSize,
     statement_timeout: options.statementTimeoutMs,
     types: typeParsers,
+    // A stopped or unreachable server fails a request within seconds (503), never hangs it.
+    connectionTimeoutMillis: Math.max(1000, Math.min(options.statementTimeoutMs, 5000)),
   });
+  // A connection the server closes (restart, failover) emits 'error': an idle one through
+  // the pool, one checked out between two queries of a transaction on itself. Unheard,
+  // either ends the process; heard, the query in progress fails (503) and the pool drops
+  // the broken connection and opens a new one on demand.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const changes = new ChangeFeed();
   const listener = listenForChanges(options.connectionString, changes);

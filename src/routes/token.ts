@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tokenPath } from '../http/api-paths.js';
+import { fromDatabase } from '../http/database-errors.js';
 import { ApiError } from '../http/errors.js';
 import { OAuthError } from '../security/oauth-error.js';
 import type { TokenService } from '../services/token-service.js';
@@ -22,12 +23,14 @@ function parseForm(request: FastifyRequest): Map<string, string> {
 /**
  * Any failure at this endpoint as an RFC 6749 §5.2 error. Refusals raised by app-wide hooks
  * (the rate limiter's ApiError) keep their status and headers; Fastify's own 4xx refusals
- * (body too large, bad Content-Length, unparsable JSON) are a malformed request.
+ * (body too large, bad Content-Length, unparsable JSON) are a malformed request; a busy or
+ * unreachable database is a 503 `temporarily_unavailable`, as on every other route.
  */
 function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (!(error instanceof ApiError)) error = fromDatabase(error) ?? error;
   if (error instanceof ApiError) {
-    const code = error.status === 429 ? 'rate_limited' : error.status < 500 ? 'invalid_request' : 'server_error';
+    const code = error.status === 429 ? 'rate_limited' : error.status === 503 ? 'temporarily_unavailable' : error.status < 500 ? 'invalid_request' : 'server_error';
     return new OAuthError(code, error.privateReason ?? error.message, { cause: error, headers: error.headers });
   }
   const status = (error as Partial<FastifyError> | null)?.statusCode;

@@ -15,6 +15,7 @@ export type OAuthErrorCode =
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
   | 'rate_limited'
+  | 'temporarily_unavailable'
   | 'server_error';
 
 const catalogue: Readonly<Record<OAuthErrorCode, { readonly status: number; readonly description: string }>> = {
@@ -27,6 +28,8 @@ const catalogue: Readonly<Record<OAuthErrorCode, { readonly status: number; read
   use_dpop_nonce: { status: 400, description: 'Authorization server requires nonce in DPoP proof.' },
   // Not an RFC 6749 code (none fits); the same name as the API's own 429 problem code.
   rate_limited: { status: 429, description: 'Too many requests; retry after the number of seconds in Retry-After.' },
+  // RFC 6749 §4.1.2.1's code for an overloaded or unreachable dependency (the database).
+  temporarily_unavailable: { status: 503, description: 'The server is temporarily unable to handle the request; retry after the number of seconds in Retry-After.' },
   // RFC 6749 only needs server_error because redirects cannot carry a 500; the token
   // endpoint answers JSON directly, so the honest status is usable.
   server_error: { status: 500, description: 'The server encountered an unexpected condition.' },

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,10 @@ import { postgresBinDir } from './system-binaries.js';
  */
 export interface Cluster {
   readonly url: string;
+  /** Stops the server as an operator would (`pg_ctl stop -m fast`), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same port and data. */
+  resume(): Promise<void>;
   stop(): void;
 }
 
@@ -25,10 +30,18 @@ export async function startCluster(): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'booking-pg-'));
   const dataDir = join(dir, 'data');
   const port = await freePort();
+  const command = (program: string, args: string[]): [string, string[]] => {
+    const path = join(bin, program);
+    return asRoot ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+  };
   const run = (program: string, args: string[]) => {
-    const command = join(bin, program);
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+    const [file, argv] = command(program, args);
     execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  };
+  // While the test process waits for these, its own requests keep flowing.
+  const runAsync = async (program: string, args: string[]) => {
+    const [file, argv] = command(program, args);
+    await promisify(execFile)(file, argv, { cwd: dir });
   };
   if (asRoot) {
     chmodSync(dir, 0o755);
@@ -38,12 +51,17 @@ export async function startCluster(): Promise<Cluster> {
   }
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const startArgs = ['-D', dataDir, '-o', options, '-l', join(dir, 'server.log'), '-w', 'start'];
+  run('pg_ctl', startArgs);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    halt: () => runAsync('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']),
+    resume: () => runAsync('pg_ctl', startArgs),
     stop() {
       try {
         run('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // Already halted.
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

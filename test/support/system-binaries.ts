@@ -55,3 +55,11 @@ export function findChromium(): string | undefined {
   const path = chromiumPath();
   return executable(path) ? path : undefined;
 }
+
+/**
+ * nginx for the deployment test: on the PATH, else Debian's `/usr/sbin/nginx` (sbin is not
+ * on an ordinary user's PATH).
+ */
+export function findNginx(path = process.env.PATH ?? ''): string | undefined {
+  return onPath('nginx', path) ?? (executable('/usr/sbin/nginx') ? '/usr/sbin/nginx' : undefined);
+}

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { findChromium, onPath, postgresBinDir } from './system-binaries.js';
+import { findChromium, findNginx, onPath, postgresBinDir } from './system-binaries.js';
 
 /** A Debian package some tests need, and how to tell whether this machine has it. */
 export interface SystemPackage {
@@ -20,6 +20,7 @@ export const systemPackages: readonly SystemPackage[] = [
   { name: 'redis-server', neededBy: 'the rate-limit tests share counters between two instances through redis-server', locate: () => onPath('redis-server') },
   { name: 'chromium', neededBy: 'the status-page test renders /status in headless Chromium (or set CHROMIUM_PATH)', locate: () => findChromium() },
   { name: 'curl', neededBy: 'the quick-start test runs the README commands, which call the API with curl', locate: () => onPath('curl') },
+  { name: 'nginx', neededBy: 'the deployment test load-balances two service instances behind nginx', locate: () => findNginx() },
   { name: 'jq', neededBy: 'the quick-start test runs the README commands, which pick ids out of JSON with jq', locate: () => onPath('jq') },
 ];
 

@@ -16,6 +16,7 @@ const oauthErrors: Readonly<Record<OAuthErrorCode, string>> = {
   invalid_dpop_proof: '400: bad DPoP proof',
   use_dpop_nonce: '400: the DPoP proof lacks the current server nonce (see DPoP-Nonce)',
   rate_limited: '429: too many token requests; retry after Retry-After seconds',
+  temporarily_unavailable: '503: the database is busy or unreachable; retry after Retry-After seconds',
   server_error: '500: unexpected failure',
 };
 
@@ -83,6 +84,7 @@ export function authOperations(): [string, Operation][] {
         401: { description: 'invalid_client.', headers: noStore, content: oauthError },
         429: { description: 'rate_limited.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') }, content: oauthError },
         500: { description: 'server_error.', headers: noStore, content: oauthError },
+        503: { description: 'temporarily_unavailable.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After') }, content: oauthError },
       },
     }],
   ];

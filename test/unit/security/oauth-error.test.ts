@@ -10,6 +10,7 @@ describe('OAuthError', () => {
     ['invalid_scope', 400],
     ['invalid_dpop_proof', 400],
     ['use_dpop_nonce', 400],
+    ['temporarily_unavailable', 503],
     ['server_error', 500],
   ] as const)('%s answers %i', (code: OAuthErrorCode, status) => {
     expect(new OAuthError(code, 'why').status).toBe(status);

@@ -1180,9 +1180,9 @@ export interface TokenResponse {
   scope: string;
 }
 
-/** RFC 6749 §5.2 error. `invalid_request` 400: malformed form body, a missing or repeated field, an Authorization header; `invalid_client` 401: client authentication failed (unknown client or key, bad assertion, replayed jti, source address); `invalid_grant` 400: the grant is invalid; `unsupported_grant_type` 400: grant_type other than client_credentials; `invalid_scope` 400: unknown scope, or nothing requested is assigned; `invalid_dpop_proof` 400: bad DPoP proof; `use_dpop_nonce` 400: the DPoP proof lacks the current server nonce (see DPoP-Nonce); `rate_limited` 429: too many token requests; retry after Retry-After seconds; `server_error` 500: unexpected failure. */
+/** RFC 6749 §5.2 error. `invalid_request` 400: malformed form body, a missing or repeated field, an Authorization header; `invalid_client` 401: client authentication failed (unknown client or key, bad assertion, replayed jti, source address); `invalid_grant` 400: the grant is invalid; `unsupported_grant_type` 400: grant_type other than client_credentials; `invalid_scope` 400: unknown scope, or nothing requested is assigned; `invalid_dpop_proof` 400: bad DPoP proof; `use_dpop_nonce` 400: the DPoP proof lacks the current server nonce (see DPoP-Nonce); `rate_limited` 429: too many token requests; retry after Retry-After seconds; `temporarily_unavailable` 503: the database is busy or unreachable; retry after Retry-After seconds; `server_error` 500: unexpected failure. */
 export interface OAuthError {
-  error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | "rate_limited" | "server_error";
+  error: "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | "rate_limited" | "temporarily_unavailable" | "server_error";
   error_description: string;
 }
 

@@ -1,0 +1,425 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOperatorServices } from '../../../cli/operator-services.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { openPostgres } from '../../../src/db/postgres.js';
+import { SigningKeyStore } from '../../../src/security/signing-keys.js';
+import { dpopKey, dpopProof } from '../../support/dpop.js';
+import { freePort } from '../../support/free-port.js';
+import { clientKeyPair, signAssertion } from '../../support/keys.js';
+import type { TestKeyPair } from '../../support/keys.js';
+import { startNginx } from '../../support/nginx.js';
+import type { Nginx } from '../../support/nginx.js';
+import { startCluster } from '../../support/postgres-cluster.js';
+import type { Cluster } from '../../support/postgres-cluster.js';
+import { startRedis } from '../../support/redis-server.js';
+import type { RedisServer } from '../../support/redis-server.js';
+import { startServer } from '../../support/server-process.js';
+import type { ServerProcess } from '../../support/server-process.js';
+
+/*
+ * The deployment shape of docs/operations.md ("Several instances"), with real processes:
+ * nginx balancing two service processes on one PostgreSQL cluster and one redis-server,
+ * all owned by this file so it can stop them. Clients reach nginx from several loopback
+ * addresses (127.0.0.2, .3, …) while nginx reaches the instances from 127.0.0.1, the only
+ * trusted proxy, so each instance sees the real client address through X-Forwarded-For.
+ * Every answer any test gets is recorded: none may be a 500.
+ */
+
+const form = 'application/x-www-form-urlencoded';
+const assertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const tokenLimit = 20;
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+  readonly ms: number;
+}
+
+const agents = new Map<string, Agent>();
+const seen: { what: string; status: number }[] = [];
+
+/** One HTTP request from the loopback address `from` (keep-alive per address). */
+function send(url: string, options: { from?: string; method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
+  const from = options.from ?? '127.0.0.1';
+  let agent = agents.get(from);
+  if (!agent) agents.set(from, (agent = new Agent({ keepAlive: true, localAddress: from, maxSockets: 16 })));
+  const started = Date.now();
+  const method = options.method ?? 'GET';
+  return new Promise((resolve, reject) => {
+    const body = options.body;
+    const req = request(url, { method, agent, headers: { ...options.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }, timeout: options.timeoutMs ?? 20_000 });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url} got no answer within ${options.timeoutMs ?? 20_000} ms`)));
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => {
+        seen.push({ what: `${method} ${new URL(url).pathname}`, status: res.statusCode ?? 0 });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, ms: Date.now() - started });
+      });
+    });
+    req.end(body);
+  });
+}
+
+/** A request that got no HTTP answer at all (status 0), kept so the test can show it. */
+function failed(error: unknown): Answer {
+  return { status: 0, headers: {}, body: String(error), ms: 0 };
+}
+
+function json(answer: Answer): Record<string, unknown> {
+  return JSON.parse(answer.body) as Record<string, unknown>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+interface Client {
+  readonly clientId: string;
+  readonly kid: string;
+  readonly key: TestKeyPair;
+}
+
+const product = (name: string) => ({ name, description: 'Quiet', address: 'Musterstraße 1', city: 'Berlin', zip_code: '10115', country: 'DE', total_items: 4 });
+
+interface LogLine {
+  readonly msg?: string;
+  readonly req?: { readonly url?: string };
+}
+
+function logLines(server: ServerProcess): LogLine[] {
+  return server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+describe('two instances behind nginx on one PostgreSQL and redis-server', () => {
+  let dir: string;
+  let cluster: Cluster;
+  let redis: RedisServer;
+  let nginx: Nginx;
+  let databaseUrl: string;
+  const instances: ServerProcess[] = [];
+  let origin: string;
+  let env: Record<string, string>;
+  const clients = new Map<string, Client>();
+  let startedAt = 0;
+
+  const tokenForm = async (client: Client) =>
+    new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_assertion_type: assertionType,
+      client_assertion: await signAssertion(client.key, client.clientId, `${origin}/v1/auth/token`, { kid: client.kid }),
+    }).toString();
+
+  const token = async (name: string, from = '127.0.0.2'): Promise<string> => {
+    const client = clients.get(name) as Client;
+    const answer = await send(`${origin}/v1/auth/token`, { from, method: 'POST', headers: { 'content-type': form }, body: await tokenForm(client) });
+    if (answer.status !== 200) throw new Error(`token for ${name}: ${answer.status} ${answer.body}`);
+    return String(json(answer).access_token);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'booking-deploy-'));
+    [cluster, redis] = await Promise.all([startCluster(), startRedis()]);
+    databaseUrl = cluster.url;
+    const ports = [await freePort(), await freePort()];
+    nginx = await startNginx(ports.map((port) => `127.0.0.1:${port}`));
+    origin = nginx.origin;
+    env = {
+      DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: '8',
+      REDIS_URL: redis.url,
+      PUBLIC_URL: origin,
+      TRUST_PROXY: '127.0.0.1/32',
+      DPOP_NONCE_SECRET: 'x'.repeat(40),
+      AUDIT_PURGE_INTERVAL_MINUTES: '1',
+      RATE_LIMIT_TOKEN: String(tokenLimit),
+      RATE_LIMIT_READS: '100000',
+      RATE_LIMIT_WRITES: '100000',
+      RATE_LIMIT_PUBLIC: '100000',
+      SHUTDOWN_GRACE_MS: '2000',
+    };
+    // Schema, signing keys and clients first, so both instances start on the same state.
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+    const database = openPostgres({ connectionString: databaseUrl, poolSize: 2, statementTimeoutMs: 5000 });
+    try {
+      await migrateToLatest(database);
+      await SigningKeyStore.open({ file: join(env.DATA_DIR as string, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+      const operator = buildOperatorServices(config, database);
+      const tenant = await operator.createTenant({ name: 'Acme', level: 'partner', parent: undefined, currency: undefined });
+      const make = async (name: string, tenantId: string, capabilities: string, ipAllow?: string) => {
+        const key = clientKeyPair();
+        const file = join(dir, `${name}.pub`);
+        writeFileSync(file, key.publicPem);
+        const created = (await operator.createClient({ name, tenant: tenantId, capabilities, publicKeyFile: file, kid: undefined, ipAllow })) as Record<string, unknown>;
+        clients.set(name, { clientId: String(created.client_id), kid: String(created.kid), key });
+      };
+      const tenantId = String((tenant as Record<string, unknown>)._id);
+      await make('writer', tenantId, 'products:list products:read products:create');
+      await make('fenced', tenantId, 'products:list', '127.0.0.2/32');
+      await make('victim', tenantId, 'products:list');
+      await make('admin', 'system', 'api-clients:read api-clients:update');
+    } finally {
+      await database.close();
+    }
+    startedAt = Date.now();
+    for (const port of ports) instances.push(startServer(port, env));
+    await Promise.all(instances.map((instance) => instance.waitReady(60_000)));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const agent of agents.values()) agent.destroy();
+    for (const instance of instances) if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill('SIGKILL');
+    await Promise.all(instances.map((instance) => instance.exited));
+    await nginx?.stop();
+    await redis?.stop();
+    cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Which instances logged a completed request whose URL contains `marker` (query values are redacted, names are not). */
+  const servedBy = (marker: string) => instances.map((instance) => logLines(instance).filter((line) => line.msg === 'request completed' && line.req?.url?.includes(marker)).length);
+
+  /** Creates products through nginx until stopped; records every answer and the ids acknowledged (201). */
+  const writeLoad = (bearer: string, from: string, workers: number) => {
+    const answers: Answer[] = [];
+    const acknowledged: string[] = [];
+    let stopped = false;
+    let n = 0;
+    const loop = async () => {
+      while (!stopped) {
+        const answer = await send(`${origin}/v1/products`, { from, method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product(`load ${from} ${n++}`)) }).catch(failed);
+        answers.push(answer);
+        if (answer.status === 201) acknowledged.push(String(json(answer)._id));
+        else await sleep(50);
+      }
+    };
+    const running = Array.from({ length: workers }, loop);
+    return {
+      answers,
+      acknowledged,
+      async stop() {
+        stopped = true;
+        await Promise.all(running);
+      },
+    };
+  };
+
+  /** The acknowledged ids missing from the products table, or without their `create` audit entry. */
+  const lost = async (ids: readonly string[]) => {
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const stored = new Set((await db.query<{ _id: string }>('select _id from products where _id = any($1)', [ids])).rows.map((row) => row._id));
+      const audited = new Set((await db.query<{ record_id: string }>(`select record_id from audit_logs where resource = 'products' and action = 'create' and record_id = any($1)`, [ids])).rows.map((row) => row.record_id));
+      return { unstored: ids.filter((id) => !stored.has(id)), unaudited: ids.filter((id) => !audited.has(id)) };
+    } finally {
+      await db.end();
+    }
+  };
+
+  const readyStatuses = () => Promise.all(instances.map(async (instance) => (await send(`${instance.origin}/ready`, { timeoutMs: 5000 })).status));
+
+  /** No answer so far was a 500, and no instance logged an unhandled error. */
+  const noInternalErrors = () => {
+    expect(seen.filter((answer) => answer.status === 500)).toEqual([]);
+    for (const instance of instances) expect(logLines(instance).filter((line) => line.msg === 'unhandled error')).toEqual([]);
+  };
+
+  it('shares replay protection, rate limits, cache invalidation and the purge job, and sees the real client address', async () => {
+    // The allowlist sees the address nginx received the request from, not nginx's own,
+    // and a client cannot claim another address by sending X-Forwarded-For itself.
+    const fenced = clients.get('fenced') as Client;
+    const fromAllowed = await send(`${origin}/v1/auth/token`, { from: '127.0.0.2', method: 'POST', headers: { 'content-type': form }, body: await tokenForm(fenced) });
+    expect(fromAllowed.status, fromAllowed.body).toBe(200);
+    const fromOther = await send(`${origin}/v1/auth/token`, { from: '127.0.0.3', method: 'POST', headers: { 'content-type': form }, body: await tokenForm(fenced) });
+    expect(fromOther.status).toBe(401);
+    expect(json(fromOther).error).toBe('invalid_client');
+    const spoofed = await send(`${origin}/v1/auth/token`, { from: '127.0.0.3', method: 'POST', headers: { 'content-type': form, 'x-forwarded-for': '127.0.0.2' }, body: await tokenForm(fenced) });
+    expect(spoofed.status).toBe(401);
+    const fencedToken = String(json(fromAllowed).access_token);
+    for (const _ of [1, 2]) expect((await send(`${origin}/v1/products`, { from: '127.0.0.2', headers: { authorization: `Bearer ${fencedToken}` } })).status).toBe(200);
+    expect((await send(`${origin}/v1/products`, { from: '127.0.0.3', headers: { authorization: `Bearer ${fencedToken}` } })).status).toBe(403);
+
+    // One assertion sent four times at once: nginx spreads the copies over both instances,
+    // and exactly one is exchanged for a token.
+    const writer = clients.get('writer') as Client;
+    const once = await tokenForm(writer);
+    const copies = await Promise.all([1, 2, 3, 4].map(() => send(`${origin}/v1/auth/token?assertion_probe=1`, { from: '127.0.0.4', method: 'POST', headers: { 'content-type': form }, body: once })));
+    expect(copies.map((a) => a.status).sort()).toEqual([200, 401, 401, 401]);
+    expect(copies.filter((a) => a.status === 401).map((a) => json(a).error)).toEqual(['invalid_client', 'invalid_client', 'invalid_client']);
+    await sleep(200);
+    expect(servedBy('assertion_probe=').every((n) => n >= 1), `served ${servedBy('assertion_probe=').join('/')}`).toBe(true);
+
+    // A DPoP proof used once is refused when replayed, on whichever instance.
+    const key = await dpopKey();
+    const issued = await send(`${origin}/v1/auth/token`, { from: '127.0.0.4', method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    expect(issued.status, issued.body).toBe(200);
+    const bound = String(json(issued).access_token);
+    const proof = await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound });
+    const uses = [];
+    for (const _ of [1, 2, 3]) uses.push(await send(`${origin}/v1/products?city=Probe`, { from: '127.0.0.4', headers: { authorization: `DPoP ${bound}`, dpop: proof } }));
+    expect(uses.map((a) => a.status), uses[0]?.body).toEqual([200, 401, 401]);
+    await sleep(200);
+    expect(servedBy('city=').every((n) => n >= 1), `served ${servedBy('city=').join('/')}`).toBe(true);
+    // A fresh proof still works: the refusals were about the replay.
+    const fresh = await send(`${origin}/v1/products`, { from: '127.0.0.4', headers: { authorization: `DPoP ${bound}`, dpop: await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound }) } });
+    expect(fresh.status).toBe(200);
+
+    // A client disabled through instance A is refused by instance B within 5 s
+    // (B has the client cached; its 5 s TTL alone would be just in time, NOTIFY is faster).
+    const [a, b] = instances as [ServerProcess, ServerProcess];
+    const victimToken = await token('victim', '127.0.0.5');
+    const adminToken = await token('admin', '127.0.0.5');
+    const victimOn = (instance: ServerProcess) => send(`${instance.origin}/v1/products`, { headers: { authorization: `Bearer ${victimToken}` } });
+    expect((await victimOn(b)).status).toBe(200);
+    const victimId = (clients.get('victim') as Client).clientId;
+    const current = await send(`${a.origin}/v1/api-clients/${victimId}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const disabled = await send(`${a.origin}/v1/api-clients/${victimId}`, { method: 'PATCH', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'if-match': String(current.headers.etag) }, body: '{"disabled":true}' });
+    expect(disabled.status, disabled.body).toBe(200);
+    const disabledAt = Date.now();
+    await until('instance B to refuse the disabled client', async () => ((await victimOn(b)).status === 401 ? true : undefined), 5000);
+    expect(Date.now() - disabledAt).toBeLessThan(5000);
+    for (const _ of [1, 2]) expect((await send(`${origin}/v1/products`, { from: '127.0.0.5', headers: { authorization: `Bearer ${victimToken}` } })).status).toBe(401);
+
+    // The token limit is counted in Redis: 20 per address for the deployment, not per instance.
+    const limited = [];
+    for (let i = 0; i <= tokenLimit; i++) limited.push((await send(`${origin}/v1/auth/token?limit_probe=1`, { from: '127.0.0.9', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
+    expect(limited.slice(0, tokenLimit).every((status) => status === 400)).toBe(true);
+    expect(limited[tokenLimit]).toBe(429);
+    await sleep(200);
+    expect(servedBy('limit_probe=').every((n) => n >= 5)).toBe(true);
+
+    // Both instances tried the retention job 5 s after their start; the lease let one run it.
+    await until('the first retention run', async () => (Date.now() - startedAt > 9000 ? true : undefined), 15_000);
+    const runs = instances.map((instance) => logLines(instance).filter((line) => line.msg === 'audit retention run finished').length);
+    expect(runs.reduce((x, y) => x + y, 0), `runs per instance ${runs.join('/')}`).toBe(1);
+  }, 60_000);
+
+  it('survives PostgreSQL stopped for 5 s under write load: 503 with Retry-After, /ready 503, recovery by itself, nothing acknowledged lost', async () => {
+    const bearer = await token('writer', '127.0.0.6');
+    const load = writeLoad(bearer, '127.0.0.6', 4);
+    await until('writes to succeed', async () => (load.acknowledged.length >= 20 ? true : undefined), 10_000);
+    await cluster.halt();
+    const haltedAt = Date.now();
+    const beforeOutage = load.answers.length;
+    // Both instances say they are not ready, and other requests are refused the same way.
+    await until('both instances to report not ready', async () => ((await readyStatuses()).every((status) => status === 503) ? true : undefined), 5000);
+    const tokenDuring = await send(`${origin}/v1/auth/token`, { from: '127.0.0.6', method: 'POST', headers: { 'content-type': form }, body: await tokenForm(clients.get('writer') as Client) });
+    const readDuring = await send(`${origin}/v1/products`, { from: '127.0.0.6', headers: { authorization: `Bearer ${bearer}` } });
+    await sleep(5000 - (Date.now() - haltedAt));
+    const duringOutage = load.answers.slice(beforeOutage);
+    await cluster.resume();
+    const resumedAt = Date.now();
+    await until('both instances to be ready again', async () => ((await readyStatuses()).every((status) => status === 200) ? true : undefined), 10_000);
+    const acknowledgedAtRecovery = load.acknowledged.length;
+    await until('writes to succeed again', async () => (load.acknowledged.length >= acknowledgedAtRecovery + 20 ? true : undefined), 10_000);
+    const recoveredIn = Date.now() - resumedAt;
+    await load.stop();
+
+    expect(recoveredIn).toBeLessThan(10_000);
+    expect(duringOutage.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
+    expect(duringOutage.filter((answer) => answer.status === 503).every((answer) => answer.headers['retry-after'] === '1')).toBe(true);
+    expect(duringOutage.map((answer) => json(answer).code ?? answer.status).filter((code) => code !== 'service_unavailable' && code !== 201)).toEqual([]);
+    expect([tokenDuring.status, readDuring.status]).toEqual([503, 503]);
+    expect(json(readDuring).code).toBe('service_unavailable');
+    // Never a 500, never an answer later than the pool's 5 s connection timeout allows.
+    expect([...new Set(load.answers.map((answer) => answer.status))].sort()).toEqual([201, 503]);
+    expect(Math.max(...load.answers.map((answer) => answer.ms))).toBeLessThan(8000);
+    expect(await lost(load.acknowledged)).toEqual({ unstored: [], unaudited: [] });
+    noInternalErrors();
+  }, 60_000);
+
+  it('keeps serving without Redis: replays still refused, limits not counted until Redis returns, then counted again', async () => {
+    const writer = clients.get('writer') as Client;
+    await redis.stop();
+    // Served, every request, and promptly: the limiter skips a store it cannot reach.
+    const uncounted = [];
+    for (let i = 0; i < tokenLimit + 5; i++) uncounted.push(await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' }));
+    expect(uncounted.map((answer) => answer.status)).toEqual(Array.from({ length: tokenLimit + 5 }, () => 400));
+    expect(Math.max(...uncounted.map((answer) => answer.ms))).toBeLessThan(3000);
+    // Replay protection lives in the database, not in Redis: still exactly one token per assertion.
+    const once = await tokenForm(writer);
+    const copies = await Promise.all([1, 2].map(() => send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form }, body: once })));
+    expect(copies.map((answer) => answer.status).sort()).toEqual([200, 401]);
+    const bearer = String(json(copies.find((answer) => answer.status === 200) as Answer).access_token);
+    const created = await send(`${origin}/v1/products`, { from: '127.0.0.10', method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product('without redis')) });
+    expect(created.status).toBe(201);
+    const key = await dpopKey();
+    const issued = await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    const bound = String(json(issued).access_token);
+    const proof = await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound });
+    const uses = [];
+    for (const _ of [1, 2, 3]) uses.push((await send(`${origin}/v1/products`, { from: '127.0.0.10', headers: { authorization: `DPoP ${bound}`, dpop: proof } })).status);
+    expect(uses).toEqual([200, 401, 401]);
+
+    redis = await startRedis(redis.port);
+    // Both instances reconnect by themselves (ioredis retries every 2 s at most).
+    const watcher = new Redis(redis.url);
+    try {
+      await until('both instances to reconnect to Redis', async () => (String(await watcher.client('LIST')).split('\n').filter((line) => line.trim() !== '').length >= 3 ? true : undefined), 10_000);
+    } finally {
+      watcher.disconnect();
+    }
+    const counted = [];
+    for (let i = 0; i <= tokenLimit; i++) counted.push((await send(`${origin}/v1/auth/token`, { from: '127.0.0.11', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
+    expect(counted).toEqual([...Array.from({ length: tokenLimit }, () => 400), 429]);
+    expect(await lost([String(json(created)._id)])).toEqual({ unstored: [], unaudited: [] });
+    noInternalErrors();
+  }, 60_000);
+
+  it('keeps serving through nginx when one instance is killed with SIGKILL under load', async () => {
+    const bearer = await token('writer', '127.0.0.7');
+    const created = await send(`${origin}/v1/products`, { from: '127.0.0.7', method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product('read me')) });
+    const path = `/v1/products/${String(json(created)._id)}`;
+    const writes = writeLoad(bearer, '127.0.0.7', 2);
+    const reads: Answer[] = [];
+    let stopped = false;
+    const readLoop = async () => {
+      while (!stopped) reads.push(await send(`${origin}${path}`, { from: '127.0.0.8', headers: { authorization: `Bearer ${bearer}` } }).catch(failed));
+    };
+    const readers = [readLoop(), readLoop(), readLoop()];
+    await until('load on both instances', async () => (reads.length >= 30 && writes.acknowledged.length >= 10 ? true : undefined), 10_000);
+    const victim = instances[1] as ServerProcess;
+    victim.child.kill('SIGKILL');
+    expect(await victim.exited).toBe('SIGKILL');
+    const readsAtKill = reads.length;
+    const writesAtKill = writes.acknowledged.length;
+    await sleep(3000);
+    stopped = true;
+    await Promise.all(readers);
+    await writes.stop();
+
+    // nginx resends an idempotent request the dead instance cannot answer: every read succeeds.
+    expect(reads.filter((answer) => answer.status !== 200).map((answer) => `${answer.status} ${answer.body}`)).toEqual([]);
+    expect(reads.length - readsAtKill).toBeGreaterThan(30);
+    expect(writes.acknowledged.length - writesAtKill).toBeGreaterThan(10);
+    // A create in flight on the killed instance may get 502 (nginx does not resend a POST it
+    // delivered): the client does not know its outcome and retries with an Idempotency-Key.
+    expect(writes.answers.filter((answer) => answer.status !== 201 && answer.status !== 502)).toEqual([]);
+    expect(await lost(writes.acknowledged)).toEqual({ unstored: [], unaudited: [] });
+    noInternalErrors();
+  }, 60_000);
+});
