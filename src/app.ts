@@ -49,7 +49,7 @@ import { OtpService } from './sign-in/otp-service.js';
 import { TotpService } from './sign-in/totp-service.js';
 import { UserTokens } from './sign-in/user-tokens.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
-import { epochSeconds, systemClock } from './services/clock.js';
+import { systemClock } from './services/clock.js';
 import type { Clock } from './services/clock.js';
 import { CountCache } from './services/count-cache.js';
 import type { ResourceService } from './services/resource-service.js';
@@ -107,7 +107,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     onConstructorPoisoning: 'error',
     frameworkErrors,
   });
-  const now = () => epochSeconds(clock);
   const state = { shuttingDown: false };
   const startedAt = clock.now();
   const metrics = new Metrics({ poolStats: deps.database.poolStats?.bind(deps.database) });
@@ -130,7 +129,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const sender = new MessageSender(config);
   if (sender.writesFiles) server.log.warn({ outbox: join(config.dataDir, 'outbox') }, 'SMTP_URL is not set: sign-in e-mails are written as .eml files, not sent');
   const dataKey = DataKey.open({ dataKey: config.dataKey, dataDir: config.dataDir });
-  const userTokens = new UserTokens({ keys: deps.keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, now });
+  const userTokens = new UserTokens({ keys: deps.keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, clock });
   const signIn = {
     otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics }),
     totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens }),
@@ -138,7 +137,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const tokens = new TokenService({
     events,
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
-    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}),
+    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}),
   });
   // No offline queue and a command timeout: while Redis is away a counter update fails at
   // once and the limiter lets the request through (docs/operations.md, "Several instances")
@@ -163,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     deps.onRateLimited?.(group);
   };
   const gate = unauthenticatedLimit(config, { ...(redis ? { redis } : {}), onRefused, onStoreError: (error) => server.log.warn({ err: error }, 'pre-authentication limit unavailable') });
-  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, now, ...(nonces ? { nonces } : {}), ...(gate ? { gate } : {}) });
+  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}), ...(gate ? { gate } : {}) });
 
   installRouteGuard(server);
   const methods = new MethodRouter();

@@ -7,6 +7,8 @@ import type { DpopNonces } from './dpop.js';
 import { ApiError } from '../http/errors.js';
 import { TokenError } from './oauth-error.js';
 import type { ReplayStore } from './replay-store.js';
+import { epochSeconds } from '../services/clock.js';
+import type { Clock } from '../services/clock.js';
 
 /**
  * The pre-authentication limit as the authenticator sees it (implemented by
@@ -30,8 +32,8 @@ export interface AuthenticatorOptions {
   readonly nonces?: DpopNonces;
   /** The pre-authentication limit; none when rate limits are off. */
   readonly gate?: AuthenticationGate;
-  /** Epoch seconds. */
-  readonly now: () => number;
+  /** Milliseconds, like every clock in the service; JWT and proof times are its seconds. */
+  readonly clock: Clock;
 }
 
 /** The verified token of a request and whether it is DPoP-bound. */
@@ -73,7 +75,7 @@ export class Authenticator {
     }
     const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2];
-    const now = this.options.now();
+    const now = epochSeconds(this.options.clock);
     let claims: AccessTokenClaims;
     try {
       claims = await this.options.verifier.verify(token, now, gate && (() => gate.admit(request)));

@@ -11,6 +11,8 @@ import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
 import type { SecurityEvents } from './security-events.js';
+import { epochSeconds } from './clock.js';
+import type { Clock } from './clock.js';
 
 export const jwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -42,8 +44,8 @@ export interface TokenServiceOptions {
   readonly nonces?: DpopNonces;
   /** Audit trail of issued and refused tokens. */
   readonly events?: SecurityEvents;
-  /** Epoch seconds. */
-  readonly now: () => number;
+  /** Milliseconds, like every clock in the service; JWT times are its seconds. */
+  readonly clock: Clock;
 }
 
 /**
@@ -80,7 +82,7 @@ export class TokenService {
 
   private async grant(request: TokenRequest, seen: { client?: ClientState }): Promise<TokenResponse> {
     const { fields } = request;
-    const now = this.options.now();
+    const now = epochSeconds(this.options.clock);
     const grantType = required(fields, 'grant_type');
     if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', `grant_type ${grantType.slice(0, 60)}`);
     const clientId = required(fields, 'client_id');

@@ -5,6 +5,8 @@ import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { UserState } from '../security/user-directory.js';
 import { roleCapabilities } from '../registry/roles.js';
 import { ApiError } from '../http/errors.js';
+import { epochSeconds } from '../services/clock.js';
+import type { Clock } from '../services/clock.js';
 
 /** The token answer of a completed sign-in (same shape as the token endpoint's). */
 export interface UserTokenResponse {
@@ -30,15 +32,15 @@ export class UserTokens {
       readonly tenants: TenantDirectory;
       readonly issuer: string;
       readonly lifetimeSeconds: number;
-      /** Epoch seconds. */
-      readonly now: () => number;
+      /** Milliseconds, like every clock in the service; JWT times are its seconds. */
+      readonly clock: Clock;
     },
   ) {}
 
   async issue(user: UserState, amr: readonly string[]): Promise<UserTokenResponse> {
     const tenant = await this.options.tenants.resolve(user.tenantId);
     if (!tenant) throw new ApiError('invalid_grant', 'The tenant of this user no longer exists', { extensions: { error: 'invalid_grant' } });
-    const now = this.options.now();
+    const now = epochSeconds(this.options.clock);
     const scope = roleCapabilities[user.role].join(' ');
     const { token, claims } = await issueAccessToken(
       this.options.keys,
