@@ -48,6 +48,9 @@ import { MessageSender } from './sign-in/messages.js';
 import { OtpService } from './sign-in/otp-service.js';
 import { TotpService } from './sign-in/totp-service.js';
 import { UserTokens } from './sign-in/user-tokens.js';
+import { AddressGuard } from './webhooks/address-guard.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookAdmin } from './webhooks/webhook-admin.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
 import { systemClock } from './services/clock.js';
 import type { Clock } from './services/clock.js';
@@ -83,6 +86,8 @@ export interface App {
   readonly state: { shuttingDown: boolean };
   /** Every route registered (the OpenAPI document is built from it). */
   readonly routes: RouteCatalogue;
+  /** Sends webhook deliveries from the outbox (started by main.ts; tests call runOnce). */
+  readonly dispatcher: WebhookDispatcher;
   /** This app's Prometheus metrics (served at `/metrics`). */
   readonly metrics: Metrics;
 }
@@ -109,7 +114,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   });
   const state = { shuttingDown: false };
   const startedAt = clock.now();
-  const metrics = new Metrics({ poolStats: deps.database.poolStats?.bind(deps.database) });
+  const metrics = new Metrics({
+    poolStats: deps.database.poolStats?.bind(deps.database),
+    webhookQueue: async () => {
+      const row = await deps.database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
+      return { depth: Number(row?.depth ?? 0), oldestAgeMs: row?.oldest === null || row?.oldest === undefined ? 0 : Math.max(0, clock.now() - Number(row.oldest)) };
+    },
+  });
   const tenants = new TenantDirectory(deps.database);
   const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());
   const users = new UserDirectory(deps.database, 5_000, () => clock.now());
@@ -193,8 +204,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
-  await server.register(actionRoutes(actions, { ...services, signIn }, new IdempotencyKeys(deps.database, clock)));
+  const dispatcher = new WebhookDispatcher({
+    database: deps.database, clock, dataKey, guard: new AddressGuard(config.webhookAllowedNetworks), timeoutMs: config.webhookTimeoutMs,
+    retrySchedule: config.webhookRetrySchedule, log: server.log, onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+  });
+  const webhooks = new WebhookAdmin(deps.database, clock, dataKey, dispatcher);
+  await server.register(actionRoutes(actions, { ...services, signIn, webhooks }, new IdempotencyKeys(deps.database, clock)));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
-  return { server, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
+  return { server, dispatcher, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

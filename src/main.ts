@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   }, 60_000);
   keyReload.unref();
   const stopRetention = startRetentionJob(database, retentionFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
+  app.dispatcher.start();
 
   const connections = connectionDrain(app.server.server);
   let stopping = false;
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       clearInterval(keyReload);
       connections.drain();
       // Stop listening first: a purge run still going must not keep the port accepting.
-      await Promise.all([app.server.close(), stopRetention()]);
+      await Promise.all([app.server.close(), stopRetention(), app.dispatcher.stop()]);
       await database.close();
       log.info('shutdown complete');
       process.exit(0);

@@ -5,6 +5,7 @@ import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 
@@ -22,6 +23,8 @@ export type Authentication = 'client' | 'user' | 'public';
 export interface ActionServices {
   readonly resources: ResourceService;
   readonly apiClients: ApiClientAdmin;
+  /** Webhook operations beyond CRUD (absent in the CLI, which runs no dispatcher). */
+  readonly webhooks?: WebhookAdmin;
   /** End-user sign-in (absent in the CLI, which signs nobody in). */
   readonly signIn?: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */

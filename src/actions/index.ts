@@ -4,6 +4,7 @@ import type { ActionDef } from './action.js';
 import { rotateClientKey } from './api-client-actions.js';
 import { resourceActions } from './resource-actions.js';
 import { signInActions } from './sign-in-actions.js';
+import { webhookActions } from './webhook-actions.js';
 
 export type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
 export { actionKey } from './action.js';
@@ -13,7 +14,7 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...signInActions]);
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...webhookActions, ...signInActions]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();
@@ -23,7 +24,7 @@ for (const action of actions) {
   seen.add(route);
   if (seen.has(actionKey(action))) throw new Error(`two actions are named ${actionKey(action)}`);
   seen.add(actionKey(action));
-  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}`) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name}`);
+  if (action.authentication === 'client' && !action.capability.startsWith(`${action.resource}:`)) throw new Error(`action ${actionKey(action)} must declare a capability of ${action.resource}`);
 }
 
 /** The action named `<resource>.<name>`, if declared. */

@@ -21,8 +21,11 @@ function responseSchemas(resource: ResourceDef, op: Operation): ActionDef['schem
   switch (op) {
     case 'list':
       return { response: { 200: serializerSchema(schemaName(resource, 'List')) } };
-    case 'create':
-      return { response: { 201: serializerSchema(schemaName(resource, 'Record')) } };
+    case 'create': {
+      const record = serializerSchema(schemaName(resource, 'Record'));
+      const extras = Object.fromEntries(Object.keys(resource.shownOnCreate ?? {}).map((name) => [name, { type: 'string' }]));
+      return { response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } } };
+    }
     case 'read':
     case 'update':
       return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };

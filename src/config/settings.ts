@@ -96,6 +96,15 @@ export const settings = {
   securityTxtExpires: setting('SECURITY_TXT_EXPIRES', undefined, 'ISO 8601 `Expires` of security.txt; unset means one year after the process started.', optionalTimestamp('SECURITY_TXT_EXPIRES')),
   securityPolicyUrl: setting('SECURITY_POLICY_URL', undefined, 'https URL of the vulnerability disclosure policy (security.txt `Policy`).', optionalUri('SECURITY_POLICY_URL', ['https:'])),
   securityEncryptionUrl: setting('SECURITY_ENCRYPTION_URL', undefined, 'Where reporters find the key to encrypt reports with (security.txt `Encryption`: `https:`, `openpgp4fpr:` or `dns:`).', optionalUri('SECURITY_ENCRYPTION_URL', ['https:', 'openpgp4fpr:', 'dns:'])),
+  webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', '15000', 'How long a webhook receiver has to answer 2xx before the attempt counts as failed.', integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000)),
+  webhookRetrySchedule: setting('WEBHOOK_RETRY_SCHEDULE', '5,300,1800,7200,18000,36000,36000', 'Seconds to wait before each retry of a failed delivery (comma-separated); after the last one the delivery is failed.', (raw) => {
+    const text = raw === undefined || raw === '' ? '5,300,1800,7200,18000,36000,36000' : raw;
+    const values = text.split(',').map((part) => part.trim());
+    if (values.length > 20 || values.some((v) => !/^\d{1,6}$/.test(v))) throw new Error(`WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated whole numbers of seconds, got "${text}"`);
+    return values.map(Number);
+  }),
+  webhookAllowHttp: setting('WEBHOOK_ALLOW_HTTP', 'false', 'Allow http:// webhook URLs (https only otherwise).', boolean('WEBHOOK_ALLOW_HTTP', false)),
+  webhookAllowedNetworks: setting('WEBHOOK_ALLOWED_NETWORKS', undefined, 'CIDRs of non-public addresses webhooks may still reach (loopback, private, link-local… are refused otherwise, at creation and at delivery).', cidrList('WEBHOOK_ALLOWED_NETWORKS', [])),
   smtpUrl: setting('SMTP_URL', undefined, 'SMTP server for one-time passwords by e-mail (`smtp://user:pass@host:587`, `smtps://…`); unset writes each e-mail as an `.eml` file under `DATA_DIR/outbox` (with a warning at start-up).', optionalText),
   smtpFrom: setting('SMTP_FROM', 'Booking service <no-reply@localhost>', 'Sender of sign-in e-mails.', (raw) => optionalText(raw) ?? 'Booking service <no-reply@localhost>'),
   smsWebhookUrl: setting('SMS_WEBHOOK_URL', undefined, 'Where one-time passwords by SMS are posted as JSON `{ "to", "body" }` (your SMS gateway adapter); unset refuses SMS sign-in.', optionalText),

@@ -80,6 +80,30 @@ export interface ServiceTables {
     expires_at: number;
     used_at: number | null;
   };
+  webhook_secrets: {
+    webhook_id: string;
+    /** AES-256-GCM under the data key. */
+    secret: string;
+    /** The secret before the last rotation, still signing until `previous_until`. */
+    previous: string | null;
+    previous_until: number | null;
+  };
+  webhook_deliveries: {
+    _id: string;
+    tenant_id: string | null;
+    webhook_id: string;
+    event_id: string;
+    type: string;
+    /** The JSON body, fixed at fan-out so every attempt sends the same bytes. */
+    payload: string;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    next_attempt_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
   job_leases: {
     job: string;
     holder: string;

@@ -29,7 +29,8 @@ const operationText: Record<string, string> = {
  * reserves (`subOperations`) ahead of their action.
  */
 export function subOperationsOf(resource: ResourceDef): readonly string[] {
-  const declared = actions.filter((a) => a.resource === resource.name && a.authentication === 'client' && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
+  // An action may reuse an existing capability (the deliveries list needs `webhooks:read`); only its own name adds one.
+  const declared = actions.filter((a) => a.resource === resource.name && a.authentication === 'client' && a.capability === `${resource.name}:${a.name}` && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
   return [...new Set([...resource.subOperations, ...declared])].sort();
 }
 

@@ -7,6 +7,8 @@ export const unmatchedRoute = 'unmatched';
 export interface MetricsOptions {
   /** Connection-pool numbers of the database, when it has a pool (PostgreSQL). */
   readonly poolStats?: () => PoolStats;
+  /** Pending webhook deliveries and the age of the oldest (ms), read at scrape time. */
+  readonly webhookQueue?: () => Promise<{ readonly depth: number; readonly oldestAgeMs: number }>;
 }
 
 /**
@@ -25,6 +27,7 @@ export class Metrics {
   readonly #cachedRefusals: Counter;
   readonly #otpMessages: Counter<'channel' | 'outcome'>;
   readonly #otpDailyUsed: Gauge<'channel'>;
+  readonly #webhookDeliveries: Counter<'outcome'>;
   #processMetrics = false;
 
   constructor(options: MetricsOptions = {}) {
@@ -45,7 +48,10 @@ export class Metrics {
     this.#cachedRefusals = new Counter({ name: 'access_token_cached_refusals_total', help: 'Access tokens refused again from the refused-token cache, without a signature verification.', registers });
     this.#otpMessages = new Counter({ name: 'otp_messages_total', help: 'Sign-in one-time passwords, by channel and outcome (sent, failed, refused_daily_limit, no_user).', labelNames: ['channel', 'outcome'], registers });
     this.#otpDailyUsed = new Gauge({ name: 'otp_daily_cap_used', help: 'Share (0-1) of the deployment-wide daily one-time-password cap used today, by channel, as last seen by this instance.', labelNames: ['channel'], registers });
+    this.#webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, disabled).', labelNames: ['outcome'], registers });
+    // Pool numbers first: they are read synchronously, before the queue gauges' query takes a connection.
     if (options.poolStats) this.#poolGauges(options.poolStats);
+    if (options.webhookQueue) this.#webhookGauges(options.webhookQueue);
   }
 
   /** An access token's signature was verified (`valid`: it and the claims passed). */
@@ -53,15 +59,22 @@ export class Metrics {
     this.#signatureChecks.inc({ result: valid ? 'valid' : 'invalid' });
   }
 
-  /** An access token was refused from the refused-token cache, with no verification. */
+  /** A sign-in one-time password, by channel and what became of it. */
   otpMessage(channel: string, outcome: 'sent' | 'failed' | 'refused_daily_limit' | 'no_user'): void {
     this.#otpMessages.inc({ channel, outcome });
   }
 
+  /** The share of today's deployment-wide cap a channel has used. */
   otpDailyCapUsed(channel: string, share: number): void {
     this.#otpDailyUsed.set({ channel }, share);
   }
 
+  /** A webhook delivery attempt, by outcome. */
+  webhookAttempt(outcome: string): void {
+    this.#webhookDeliveries.inc({ outcome });
+  }
+
+  /** An access token was refused from the refused-token cache, with no verification. */
   accessTokenRefusalCached(): void {
     this.#cachedRefusals.inc();
   }
@@ -109,6 +122,15 @@ export class Metrics {
     if (this.#processMetrics) return;
     this.#processMetrics = true;
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  #webhookGauges(queue: NonNullable<MetricsOptions['webhookQueue']>): void {
+    const registers = [this.registry];
+    let last: Promise<{ depth: number; oldestAgeMs: number }> | undefined;
+    // One query per scrape for both gauges.
+    const read = () => (last ??= queue().finally(() => setTimeout(() => (last = undefined), 100)));
+    new Gauge({ name: 'webhook_queue_depth', help: 'Webhook deliveries waiting to be sent.', registers, async collect() { this.set((await read()).depth); } });
+    new Gauge({ name: 'webhook_oldest_pending_age_seconds', help: 'Age of the oldest pending webhook delivery.', registers, async collect() { this.set((await read()).oldestAgeMs / 1000); } });
   }
 
   #poolGauges(poolStats: () => PoolStats): void {

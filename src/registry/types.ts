@@ -119,6 +119,8 @@ export interface ResourceSpec {
    * Each is led by `tenant_id`, ends with `_id` (the sort tie-breaker) and covers live rows.
    */
   readonly indexes?: readonly (readonly string[])[];
+  /** Values shown once, in the create answer only, never stored in the record (a webhook's secret): name → description. */
+  readonly shownOnCreate?: Readonly<Record<string, string>>;
   /** Resource-specific fields; the common ones are added by `defineResource`. */
   readonly fields: Readonly<Record<string, FieldDef>>;
 }

@@ -23,8 +23,11 @@ export interface ResourceHooks {
    * are stored alongside but never shown (e.g. a tenant node's path).
    */
   beforeCreate?(hook: HookContext, draft: CreateDraft): Promise<CreateDraft>;
-  /** Writes related rows once the record exists. */
-  afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * Writes related rows once the record exists. What it returns is added to the create
+   * answer only (a webhook's signing secret), never stored in the record or its audit entry.
+   */
+  afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void | Readonly<Record<string, unknown>>>;
   /** Extra checks on a merged update (cross-field rules). */
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>): Promise<void>;
   /** Adds computed fields to records about to be returned. */

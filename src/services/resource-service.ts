@@ -81,9 +81,9 @@ export class ResourceService {
       const draft = hooks.beforeCreate ? await hooks.beforeCreate(hook, initial) : initial;
       checkTimeRange(draft.values);
       const { row, etag } = await unit.insert(resource, draft);
-      if (hooks.afterCreate) await hooks.afterCreate(hook, rowToRecord(resource, this.database.dialect, row), input);
+      const shownOnce = hooks.afterCreate ? await hooks.afterCreate(hook, rowToRecord(resource, this.database.dialect, row), input) : undefined;
       await this.written(unit, resource, draft.id);
-      return { record: await this.present(resource, context.principal, row, unit), etag };
+      return { record: { ...(await this.present(resource, context.principal, row, unit)), ...shownOnce }, etag };
     });
     return created;
   }

@@ -37,7 +37,7 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
     case 'api-clients':
       return { name: 'partner app', capabilities: ['products:list'], public_key: clientKeyPair().publicPem };
     case 'webhooks':
-      return { url: 'https://hooks.example.com/in', events: ['booking.created'] };
+      return { url: 'https://hooks.example.com/in', events: ['bookings.created'] };
     case 'legal-holds':
       return { resource: 'products', record_id: parents.productId, reason: 'case 2026-17' };
     case 'retention-policies':

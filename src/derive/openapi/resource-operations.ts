@@ -46,7 +46,14 @@ function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] =
       operationId: operationId('create', resource), summary: `Create a record of ${resource.name}`, tags,
       description: `Writes the record and its audit entry in one transaction. ${slashNote(collection)}`,
       requestBody: { required: true, content: json(ref('schemas', schemaName(resource, 'Create'))) },
-      responses: { 201: { description: 'Created.', headers: headers('ETag', 'Location'), content: json(record) }, ...problems('400', '413', '415') },
+      responses: {
+        201: {
+          description: resource.shownOnCreate ? `Created. Also carries, this once only: ${Object.entries(resource.shownOnCreate).map(([name, text]) => `\`${name}\` — ${text}`).join('; ')}` : 'Created.',
+          headers: headers('ETag', 'Location'),
+          content: json(resource.shownOnCreate ? { allOf: [record, { type: 'object', properties: Object.fromEntries(Object.keys(resource.shownOnCreate).map((name) => [name, { type: 'string' }])), required: Object.keys(resource.shownOnCreate) }] } : record),
+        },
+        ...problems('400', '413', '415'),
+      },
     }],
     read: () => [operationKey('GET', item), {
       operationId: operationId('read', resource), summary: `Read a record of ${resource.name}`, tags, parameters: [id],

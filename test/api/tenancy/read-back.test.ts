@@ -36,7 +36,9 @@ describe.each(dialects)('records read back as written on %s', (dialect) => {
 
   it.each(writable)('%s: a read returns exactly what the create returned', async (name) => {
     const read = await h.request({ method: 'GET', url: `/v1/${name}/${String(body(name)._id)}`, token });
-    expect(read.json()).toEqual(body(name));
+    // What a create shows once (a webhook's secret) is the only difference.
+    const { secret: _shownOnce, ...rest } = body(name);
+    expect(read.json()).toEqual(name === 'webhooks' ? rest : body(name));
   });
 
   it.each(writable)('%s: the audit entry of the create holds the values as the API shows them', async (name) => {
@@ -49,7 +51,7 @@ describe.each(dialects)('records read back as written on %s', (dialect) => {
   });
 
   it.each([
-    ['webhooks', { events: ['booking.created', 'booking.cancelled'] }],
+    ['webhooks', { events: ['bookings.created', 'bookings.deleted'] }],
     ['api-clients', { capabilities: ['products:read', 'products:list'], ip_allowlist: ['10.0.0.0/8'] }],
   ] as const)('%s: an update response shows the record as a later read does', async (name, change) => {
     const id = String(body(name)._id);

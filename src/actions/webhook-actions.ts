@@ -1,0 +1,64 @@
+import { problems } from '../derive/openapi/problems.js';
+import { ref } from '../derive/openapi/types.js';
+import type { Operation } from '../derive/openapi/types.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { paginationHeaders } from '../http/pagination.js';
+import { pathId } from '../http/path-id.js';
+import { eventNames } from '../webhooks/event-catalogue.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { ActionDef, ActionInput, ActionServices } from './action.js';
+
+
+function admin(services: ActionServices): WebhookAdmin {
+  if (!services.webhooks) throw new ApiError('service_unavailable', 'Webhooks are not available here');
+  return services.webhooks;
+}
+
+const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
+
+function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>, run: ActionDef['run']): ActionDef {
+  return { resource: 'webhooks', name, method, path, capability, rateLimitGroup: method === 'GET' ? 'reads' : 'writes', authentication: 'client', stepUp: method === 'POST', openapi: { ...openapi, tags: ['webhooks'] }, schemas: {}, run };
+}
+
+const id = ref('parameters', 'id');
+const delivery = {
+  type: 'object',
+  properties: {
+    _id: { type: 'string', description: 'Also the `webhook-id` header of every attempt.' }, event_id: { type: 'string' }, type: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] }, attempts: { type: 'integer' }, last_status_code: { type: ['integer', 'null'] },
+    last_error: { type: ['string', 'null'] }, next_attempt_at: { type: ['string', 'null'], format: 'date-time' }, created_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** Outgoing webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks"). */
+export const webhookActions: readonly ActionDef[] = [
+  { ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
+    operationId: 'list_webhook_events', summary: 'The event names a webhook can subscribe to',
+    responses: { 200: { description: 'Every event name.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } } } },
+  }, async () => ({ status: 200, body: { items: eventNames, total: eventNames.length } })), stepUp: false },
+  declare('rotate-secret', 'POST', '/v1/webhooks/:id/rotate-secret', 'webhooks:rotate-secret', {
+    operationId: 'rotate_secret_webhooks', summary: 'Replace the signing secret', description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.', parameters: [id],
+    responses: { 200: { description: 'The new secret.', content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } } }, ...problems('404') },
+  }, async (input, services) => ({ status: 200, body: await admin(services).rotateSecret(input.context, idOf(input)) })),
+  { ...declare('deliveries', 'GET', '/v1/webhooks/:id/deliveries', 'webhooks:read', {
+    operationId: 'list_webhook_deliveries', summary: 'Deliveries of a webhook, newest first', parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page'), { name: 'status', in: 'query', schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } }, { name: 'type', in: 'query', schema: { type: 'string' } }],
+    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
+  }, async (input, services) => {
+    const page = await admin(services).deliveries(input.context, idOf(input), input.query);
+    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+  }), stepUp: false },
+  declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
+    operationId: 'retry_webhook_delivery', summary: 'Attempt a delivery again now', parameters: [id, { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
+  }, async (input, services) => {
+    const deliveryId = input.params.delivery_id;
+    if (!deliveryId || deliveryId.length > 200) throw notFound('webhooks');
+    await admin(services).retry(input.context, idOf(input), deliveryId);
+    return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
+  }),
+  declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
+    operationId: 'test_webhook', summary: 'Send a ping', parameters: [id],
+    responses: { 202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } }, ...problems('404') },
+  }, async (input, services) => ({ status: 202, body: { delivery_id: await admin(services).test(input.context, idOf(input)) } })),
+];
+

@@ -1,0 +1,63 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { IpAllowlist } from '../security/ip-allowlist.js';
+
+/** Addresses that are not the public internet: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
+const nonPublic = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) nonPublic.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) nonPublic.addSubnet(network, prefix, 'ipv6');
+
+/** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`), if it is one. */
+function mappedIpv4(address: string): string | undefined {
+  const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return match?.[1];
+}
+
+/**
+ * Decides which addresses webhooks may connect to: public ones, and non-public ones only
+ * inside `WEBHOOK_ALLOWED_NETWORKS`. The check runs on the address actually connected to
+ * (see {@link guardedLookup}), so a name that resolves differently at delivery (DNS
+ * rebinding) cannot reach an internal address.
+ */
+export class AddressGuard {
+  private readonly allowed: IpAllowlist | undefined;
+
+  constructor(allowedNetworks: readonly string[]) {
+    this.allowed = allowedNetworks.length > 0 ? new IpAllowlist(allowedNetworks) : undefined;
+  }
+
+  permits(address: string): boolean {
+    if (this.allowed?.allows(address)) return true;
+    const v4 = mappedIpv4(address);
+    if (v4 !== undefined) return this.permits(v4);
+    const family = isIP(address);
+    if (family === 0) return false;
+    return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  /**
+   * A `lookup` for `http.request`: resolves the name, keeps only permitted addresses, and
+   * hands the socket exactly those; no permitted address fails the connection.
+   */
+  guardedLookup(): (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => void {
+    return (hostname, options, callback) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+        if (error) return callback(error, '');
+        const permitted = (addresses as LookupAddress[]).filter((entry) => this.permits(entry.address));
+        if (permitted.length === 0) {
+          return callback(Object.assign(new Error(`${hostname} resolves only to addresses webhooks may not reach`), { code: 'EADDRNOTALLOWED' }), '');
+        }
+        if (options.all) return callback(null, permitted);
+        const first = permitted[0] as LookupAddress;
+        return callback(null, first.address, first.family);
+      });
+    };
+  }
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { runUnitOfWork } from '../data/unit-of-work.js';
+import { getResource } from '../registry/index.js';
+import type { DataKey } from '../security/data-key.js';
+import { asSystem } from '../security/principal.js';
+import type { Clock } from '../services/clock.js';
+import type { AddressGuard } from './address-guard.js';
+import { postWebhook } from './deliver.js';
+import { signatureHeader } from './signature.js';
+
+const webhooks = getResource('webhooks');
+const tenants = getResource('tenants');
+
+export interface DispatcherOptions {
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly dataKey: DataKey;
+  readonly guard: AddressGuard;
+  readonly timeoutMs: number;
+  /** Seconds before each retry. */
+  readonly retrySchedule: readonly number[];
+  readonly log: FastifyBaseLogger;
+  /** Counts attempts by outcome (metrics). */
+  readonly onAttempt?: (outcome: 'succeeded' | 'retrying' | 'failed' | 'disabled') => void;
+}
+
+interface WebhookRow {
+  readonly _id: string;
+  readonly tenant_id: string | null;
+  readonly url: string;
+  readonly events: readonly string[];
+}
+
+/**
+ * Turns the transactional outbox into webhook deliveries and sends them. Every instance
+ * runs one; work is claimed, never shared: on PostgreSQL outbox rows are taken with
+ * `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the claims; a delivery
+ * attempt is claimed by moving its `next_attempt_at` past the attempt's timeout, so no two
+ * instances send the same attempt.
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: DispatcherOptions) {}
+
+  /** Polls every `intervalMs` until {@link stop}. */
+  start(intervalMs = 1000): void {
+    const tick = () => {
+      if (this.running) return;
+      this.running = this.runOnce()
+        .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook dispatch failed'))
+        .finally(() => (this.running = undefined));
+    };
+    this.timer = setInterval(tick, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round: fan pending outbox events out, then send every due attempt. */
+  async runOnce(): Promise<void> {
+    while ((await this.fanOut()) > 0);
+    await this.sendDue();
+  }
+
+  /** Creates a pending delivery per subscribed, active webhook of the event's node or above. */
+  private async fanOut(batch = 100): Promise<number> {
+    const { database, clock } = this.options;
+    // Read before the transaction: SQLite has one connection, and the claim holds it.
+    const subscribers = await this.activeWebhooks();
+    return database.db.transaction().execute(async (trx) => {
+      let query = trx.selectFrom('outbox_events').selectAll().where('dispatched_at', 'is', null).orderBy('_id').limit(batch);
+      if (database.dialect.supportsRowLocks) query = query.forUpdate().skipLocked();
+      const events = await query.execute();
+      if (events.length === 0) return 0;
+      const now = clock.now();
+      const system = new ScopedQueries(trx, database.dialect, asSystem());
+      for (const event of events) {
+        const ancestors = await this.ancestors(system, event.tenant_id);
+        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: database.dialect.fromDb('object', event.data) });
+        for (const hook of subscribers) {
+          if (!hook.events.includes(event.type) || !ancestors.has(hook.tenant_id ?? 'system')) continue;
+          await trx.insertInto('webhook_deliveries').values(this.delivery(hook, event._id, event.type, payload, now)).execute();
+        }
+        await trx.updateTable('outbox_events').set({ dispatched_at: database.dialect.toDb('timestamp', new Date(now).toISOString()) }).where('_id', '=', event._id).execute();
+      }
+      return events.length;
+    });
+  }
+
+  /** A `ping` to one webhook, sent with the next round. */
+  async ping(hook: { _id: string; tenant_id: string | null }): Promise<string> {
+    const now = this.options.clock.now();
+    const row = this.delivery({ ...hook, url: '', events: ['ping'] }, `ping-${randomUUID()}`, 'ping', JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }), now);
+    await this.options.database.db.insertInto('webhook_deliveries').values(row).execute();
+    return row._id;
+  }
+
+  private delivery(hook: WebhookRow, eventId: string, type: string, payload: string, now: number) {
+    return { _id: `msg_${randomUUID()}`, tenant_id: hook.tenant_id, webhook_id: hook._id, event_id: eventId, type, payload, status: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_at: now, created_at: now, updated_at: now };
+  }
+
+  private async activeWebhooks(): Promise<WebhookRow[]> {
+    const { dialect } = this.options.database;
+    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem()).scoped(webhooks).selectAll().where('active', '=', dialect.toDb('boolean', true)).execute();
+    return rows.map((row) => ({ _id: String(row._id), tenant_id: (row.tenant_id as string | null) ?? null, url: String(row.url), events: dialect.fromDb('string_list', row.events) as string[] }));
+  }
+
+  /** The node of a record and every node above it (`system` included), from its materialised path. */
+  private async ancestors(system: ScopedQueries, tenantId: string | null): Promise<ReadonlySet<string>> {
+    if (tenantId === null) return new Set(['system']);
+    const node = await system.scoped(tenants, { includeDeleted: true }).select('path').where('_id', '=', tenantId).executeTakeFirst();
+    return new Set(['system', ...String(node?.path ?? `/${tenantId}/`).split('/').filter(Boolean)]);
+  }
+
+  /** Sends every attempt that is due, each claimed first so no other instance sends it too. */
+  private async sendDue(batch = 50): Promise<void> {
+    const { database, clock } = this.options;
+    const now = clock.now();
+    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(batch).execute();
+    await Promise.all(
+      due.map(async (delivery) => {
+        const claimed = await database.db
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: now + this.options.timeoutMs + 60_000 })
+          .where('_id', '=', delivery._id)
+          .where('next_attempt_at', '=', Number(delivery.next_attempt_at))
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) === 1) await this.attempt(delivery);
+      }),
+    );
+  }
+
+  private async attempt(delivery: { _id: string; webhook_id: string; payload: string; attempts: number }): Promise<void> {
+    const { database, clock, dataKey } = this.options;
+    const hook = await new ScopedQueries(database.db, database.dialect, asSystem()).find(webhooks, delivery.webhook_id);
+    const secrets = await database.db.selectFrom('webhook_secrets').selectAll().where('webhook_id', '=', delivery.webhook_id).executeTakeFirst();
+    const now = clock.now();
+    if (!hook || !secrets || database.dialect.fromDb('boolean', hook.active) !== true) {
+      await this.record(delivery, { status: 'failed', last_status_code: null, last_error: 'webhook deleted or inactive', next_attempt_at: null }, now);
+      return;
+    }
+    const timestamp = Math.floor(now / 1000);
+    const keys = [dataKey.decrypt(secrets.secret)];
+    if (secrets.previous && Number(secrets.previous_until) > now) keys.push(dataKey.decrypt(secrets.previous));
+    const result = await postWebhook(String(hook.url), { 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
+    const attempts = delivery.attempts + 1;
+    const detail = result.detail.slice(0, 1024);
+    if (result.status !== null && result.status >= 200 && result.status < 300) {
+      await this.record(delivery, { status: 'succeeded', attempts, last_status_code: result.status, last_error: null, next_attempt_at: null }, now);
+      this.options.onAttempt?.('succeeded');
+      return;
+    }
+    if (result.status === 410) {
+      await this.record(delivery, { status: 'failed', attempts, last_status_code: 410, last_error: 'receiver answered 410 Gone: webhook disabled', next_attempt_at: null }, now);
+      await this.disable(delivery.webhook_id);
+      this.options.onAttempt?.('disabled');
+      return;
+    }
+    const wait = this.options.retrySchedule[attempts - 1];
+    const error = result.status === null ? detail : `HTTP ${result.status}${detail ? `: ${detail}` : ''}`;
+    if (wait === undefined) {
+      await this.record(delivery, { status: 'failed', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: null }, now);
+      this.options.onAttempt?.('failed');
+    } else {
+      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: now + wait * 1000 }, now);
+      this.options.onAttempt?.('retrying');
+    }
+  }
+
+  private async record(delivery: { _id: string }, changes: Record<string, unknown>, now: number): Promise<void> {
+    await this.options.database.db.updateTable('webhook_deliveries').set({ ...changes, updated_at: now }).where('_id', '=', delivery._id).execute();
+  }
+
+  /** 410 Gone: the receiver wants no more; `active: false`, audited as the system. */
+  private async disable(webhookId: string): Promise<void> {
+    await runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
+      const row = await unit.find(webhooks, webhookId, { lock: 'update' });
+      if (!row || unit.dialect.fromDb('boolean', row.active) !== true) return;
+      await unit.update(webhooks, row, String(row.etag), { active: false });
+    });
+  }
+}

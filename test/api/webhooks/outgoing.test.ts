@@ -1,0 +1,139 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects } from '../../support/databases.js';
+import { freePort } from '../../support/free-port.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { expectProblem } from '../../support/problem.js';
+
+interface Hit {
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A real HTTP receiver; `answers[path]` are popped per request to that path (default 204). */
+async function receiver() {
+  const hits: Hit[] = [];
+  const answers: Record<string, number[]> = {};
+  const server: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      hits.push({ path: request.url ?? '', headers: request.headers, body });
+      response.writeHead(answers[request.url ?? '']?.shift() ?? 204).end('x'.repeat(5000));
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, hits, answers, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+const product = { name: 'Loft', address: 'a', city: 'c', zip_code: '1', total_items: 1 };
+const webhookCaps = ['webhooks:create', 'webhooks:read', 'webhooks:list', 'webhooks:update', 'webhooks:rotate-secret', 'webhooks:retry', 'webhooks:test'];
+
+describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
+  let h: Harness;
+  let rx: Awaited<ReturnType<typeof receiver>>;
+  let token: string;
+  let otherToken: string;
+
+  beforeAll(async () => {
+    rx = await receiver();
+    h = await createHarness(dialect, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32', WEBHOOK_RETRY_SCHEDULE: '0,0', WEBHOOK_TIMEOUT_MS: '2000' } });
+    token = await h.bearer(await h.tenant('Hooks'), [...crud('products'), ...webhookCaps]);
+    otherToken = await h.bearer(await h.tenant('Elsewhere'), [...crud('products'), ...webhookCaps]);
+  });
+  afterAll(async () => {
+    await h.close();
+    await rx.close();
+  });
+
+  async function subscribe(path: string, events: string[], bearer = token) {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: bearer, body: { url: rx.url(path), events } });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json() as { _id: string; secret: string };
+  }
+  const deliveries = async (id: string, bearer = token) => (await h.request({ method: 'GET', url: `/v1/webhooks/${id}/deliveries`, token: bearer })).json() as { items: { _id: string; status: string; attempts: number; type: string; last_status_code: number | null }[]; total: number };
+
+  it('shows the secret once, refuses unknown events and non-public addresses, lists the catalogue', async () => {
+    const hook = await subscribe('/once', ['products.created']);
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const read = await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}`, token });
+    expect(read.json()).not.toHaveProperty('secret');
+    const audit = await h.database.db.selectFrom('audit_logs').select(['new_values']).where('record_id', '=', hook._id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(audit)).not.toContain(hook.secret.slice(6, 20));
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: rx.url('/x'), events: ['products.exploded'] } }), 400, 'validation_failed');
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: 'http://10.0.0.7/hook', events: ['ping'] } }), 400, 'validation_failed');
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: 'ftp://127.0.0.1/hook', events: ['ping'] } }), 400, 'validation_failed');
+    const catalogue = (await h.request({ method: 'GET', url: '/v1/webhooks/events', token })).json() as { items: string[] };
+    expect(catalogue.items).toEqual(expect.arrayContaining(['bookings.created', 'products.deleted', 'users.erased', 'ping']));
+    expect(catalogue.items).not.toContain('audit-logs.created');
+  });
+
+  it('delivers each committed change once, signed per Standard Webhooks, only to subscribers of its tenant', async () => {
+    const hook = await subscribe('/products', ['products.created', 'products.updated']);
+    const elsewhere = await subscribe('/elsewhere', ['products.created'], otherToken);
+    const created = await h.request({ method: 'POST', url: '/v1/products', token, body: product });
+    await h.app.dispatcher.runOnce();
+    const hits = rx.hits.filter((hit) => hit.path === '/products');
+    expect(hits).toHaveLength(1);
+    const [hit] = hits;
+    // The reference implementation verifies our signature.
+    const verified = new Webhook(hook.secret).verify(hit?.body ?? '', hit?.headers as Record<string, string>) as { type: string; data: { _id: string } };
+    expect(verified.type).toBe('products.created');
+    expect(verified.data._id).toBe(created.json()._id);
+    expect(rx.hits.filter((h2) => h2.path === '/elsewhere')).toHaveLength(0);
+    expect((await deliveries(hook._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 204, type: 'products.created' });
+    // Another tenant sees neither the webhook nor its deliveries.
+    expectProblem(await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}/deliveries`, token: otherToken }), 404, 'not_found');
+    expect((await deliveries(elsewhere._id, otherToken)).total).toBe(0);
+    // A second run sends nothing again.
+    await h.app.dispatcher.runOnce();
+    expect(rx.hits.filter((hit2) => hit2.path === '/products')).toHaveLength(1);
+  });
+
+  it('retries failures on the schedule with a stable webhook-id, and gives up after the last retry', async () => {
+    const hook = await subscribe('/flaky', ['products.updated']);
+    const created = await h.request({ method: 'POST', url: '/v1/products', token, body: product });
+    rx.answers['/flaky'] = [500, 503];
+    await h.request({ method: 'PATCH', url: `/v1/products/${created.json()._id}`, token, body: { city: 'x' }, headers: { 'if-match': String(created.headers.etag) } });
+    for (let i = 0; i < 3; i++) await h.app.dispatcher.runOnce();
+    const hits = rx.hits.filter((hit) => hit.path === '/flaky');
+    expect(hits).toHaveLength(3);
+    expect(new Set(hits.map((hit) => hit.headers['webhook-id'])).size).toBe(1);
+    expect((await deliveries(hook._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 204 });
+
+    const doomed = await subscribe('/down', ['ping']);
+    rx.answers['/down'] = [500, 500, 500];
+    expect((await h.request({ method: 'POST', url: `/v1/webhooks/${doomed._id}/test`, token })).statusCode).toBe(202);
+    for (let i = 0; i < 4; i++) await h.app.dispatcher.runOnce();
+    const [failed] = (await deliveries(doomed._id)).items;
+    expect(failed).toMatchObject({ status: 'failed', attempts: 3, last_status_code: 500 });
+    // Retry now: a new attempt, which succeeds.
+    expect((await h.request({ method: 'POST', url: `/v1/webhooks/${doomed._id}/deliveries/${failed?._id}/retry`, token })).statusCode).toBe(202);
+    await h.app.dispatcher.runOnce();
+    expect((await deliveries(doomed._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 4 });
+  });
+
+  it('410 Gone disables the webhook; a rotated secret signs alongside the old one for 24 h', async () => {
+    const gone = await subscribe('/gone', ['ping']);
+    rx.answers['/gone'] = [410];
+    await h.request({ method: 'POST', url: `/v1/webhooks/${gone._id}/test`, token });
+    await h.app.dispatcher.runOnce();
+    expect((await h.request({ method: 'GET', url: `/v1/webhooks/${gone._id}`, token })).json().active).toBe(false);
+
+    const hook = await subscribe('/rotated', ['ping']);
+    const rotated = await h.request({ method: 'POST', url: `/v1/webhooks/${hook._id}/rotate-secret`, token });
+    expect(rotated.statusCode).toBe(200);
+    const fresh = rotated.json().secret as string;
+    expect(fresh).not.toBe(hook.secret);
+    await h.request({ method: 'POST', url: `/v1/webhooks/${hook._id}/test`, token });
+    await h.app.dispatcher.runOnce();
+    const hit = rx.hits.filter((h2) => h2.path === '/rotated').at(-1);
+    expect(String(hit?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [fresh, hook.secret]) expect(() => new Webhook(secret).verify(hit?.body ?? '', hit?.headers as Record<string, string>)).not.toThrow();
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { AddressGuard } from '../../../src/webhooks/address-guard.js';
+
+describe('webhook address guard', () => {
+  const guard = new AddressGuard([]);
+
+  it('permits public addresses and refuses loopback, private, link-local (metadata), CGNAT, multicast and mapped ones', () => {
+    for (const address of ['93.184.216.34', '2606:4700:4700::1111', '8.8.8.8']) expect(guard.permits(address), address).toBe(true);
+    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '0.0.0.0', '255.255.255.255', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+      expect(guard.permits(address), address).toBe(false);
+    }
+  });
+
+  it('lets WEBHOOK_ALLOWED_NETWORKS open chosen non-public ranges only', () => {
+    const allowing = new AddressGuard(['127.0.0.1/32', '10.20.0.0/16']);
+    expect(allowing.permits('127.0.0.1')).toBe(true);
+    expect(allowing.permits('10.20.3.4')).toBe(true);
+    expect(allowing.permits('10.21.0.1')).toBe(false);
+    expect(allowing.permits('127.0.0.2')).toBe(false);
+  });
+
+  it('checks the address a name resolves to when connecting: localhost is refused', async () => {
+    const lookup = guard.guardedLookup();
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', {}, (failure) => resolve(failure)));
+    expect(error?.code).toBe('EADDRNOTALLOWED');
+  });
+});
