@@ -1,0 +1,168 @@
+import type { Database, Db } from '../db/dialect.js';
+import { storedFields } from '../db/schema.js';
+import { newRecordId } from '../lib/record-id.js';
+import type { ResourceDef } from '../registry/types.js';
+import type { Clock } from '../services/clock.js';
+import { nextEtag } from '../services/etag.js';
+import { recordToRow, rowToRecord } from '../services/record-codec.js';
+import type { ApiRecord, Row } from '../services/record-codec.js';
+import type { RequestContext } from '../services/request-context.js';
+import { appendAudit } from './audit-trail.js';
+import type { AuditEvent } from './audit-trail.js';
+import { appendOutbox } from './outbox.js';
+import { ScopedQueries } from './scoped-queries.js';
+import { staleEtag } from './stale-etag.js';
+
+/** A record about to be inserted: id, owning node, API values and hidden columns. */
+export interface NewRecord {
+  readonly id: string;
+  readonly owner: string | null;
+  readonly values: Readonly<Record<string, unknown>>;
+  /** Stored alongside but never shown (e.g. a tenant node's path). */
+  readonly columns?: Readonly<Record<string, unknown>>;
+}
+
+/** A row as written, with its new ETag. */
+export interface Written {
+  readonly row: Row;
+  readonly etag: string;
+}
+
+/**
+ * One transaction, for one actor, with everything a write needs: scoped queries, and
+ * insert/update/delete helpers that apply the value codec and the ETag and append the
+ * audit entry and the outbox event in the same transaction — so a committed change has
+ * exactly one of each and a rolled-back one has none. HTTP actions, the CLI and background
+ * jobs all write through here ({@link runUnitOfWork}).
+ */
+export class UnitOfWork extends ScopedQueries {
+  private readonly afterCommit: (() => void)[] = [];
+
+  constructor(
+    trx: Db,
+    database: Database,
+    readonly context: RequestContext,
+    /** Milliseconds since the epoch, fixed for the whole unit. */
+    readonly now: number,
+  ) {
+    super(trx, database.dialect, context.principal);
+  }
+
+  /**
+   * The open transaction, for the service's own tables (client keys, replay cache). Resource
+   * tables only through {@link scoped} and the write helpers (an architecture test checks).
+   */
+  get trx(): Db {
+    return this.db;
+  }
+
+  /** ISO time of this unit. */
+  get at(): string {
+    return new Date(this.now).toISOString();
+  }
+
+  /** Inserts a record: every stored field present (unset ones null), audit `create`, event `<resource>.created`. */
+  async insert(resource: ResourceDef, draft: NewRecord): Promise<Written> {
+    const at = this.at;
+    const record: ApiRecord = { ...emptyRecord(resource), ...draft.values, _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
+    const etag = nextEtag(null, record);
+    const row: Row = { ...recordToRow(resource, this.dialect, record), ...draft.columns, etag };
+    await this.db.insertInto(resource.table).values(row).execute();
+    await this.changed(resource, row, 'create', 'created', null, rowToRecord(resource, this.dialect, row));
+    return { row, etag };
+  }
+
+  /**
+   * Updates a record from the ETag it was read with (compare-and-swap: the check and the
+   * write are one statement); audits the changed fields, event `<resource>.updated`.
+   * `action` names a sub-operation that changed the record (audited under its name).
+   */
+  async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null } } = {}): Promise<Written> {
+    const before = rowToRecord(resource, this.dialect, current);
+    const merged: ApiRecord = { ...before, ...changes, updated_at: this.at };
+    const etag = nextEtag(previousEtag, merged);
+    const update: Row = { ...recordToRow(resource, this.dialect, { ...changes, updated_at: merged.updated_at }), etag };
+    const result = await this.db.updateTable(resource.table).set(update).where('_id', '=', String(current._id)).where('etag', '=', previousEtag).executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
+    const row: Row = { ...current, ...update };
+    const after = rowToRecord(resource, this.dialect, row);
+    const changed = Object.keys(changes).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+    const audit = options.audit ?? { old: pick(before, changed), new: pick(after, changed) };
+    await this.changed(resource, row, options.action ?? 'update', 'updated', audit.old, audit.new);
+    return { row, etag };
+  }
+
+  /** Soft-deletes a record read with `previousEtag`; the audit entry keeps the full snapshot, event `<resource>.deleted`. */
+  async softDelete(resource: ResourceDef, current: Row, previousEtag: string): Promise<void> {
+    const result = await this.db
+      .updateTable(resource.table)
+      .set({ deleted_at: this.dialect.toDb('timestamp', this.at), etag: nextEtag(previousEtag, { deleted: true }) })
+      .where('_id', '=', String(current._id))
+      .where('etag', '=', previousEtag)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
+    await this.changed(resource, current, 'delete', 'deleted', rowToRecord(resource, this.dialect, current), null);
+  }
+
+  /**
+   * Deletes rows of an append-only resource (audit entries past retention) through the
+   * database's purge gate; returns how many went. Only the system actor purges.
+   */
+  async purge(resource: ResourceDef, ids: readonly string[]): Promise<number> {
+    if (this.principal.actorType !== 'system') throw new Error('only the system actor purges');
+    if (ids.length === 0) return 0;
+    return this.dialect.withPurgeGate(this.db, async () => {
+      const result = await this.db.deleteFrom(resource.table).where('_id', 'in', [...ids]).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+  }
+
+  /** An audit entry with no record change of its own (security events, purges). */
+  audit(event: AuditEvent): Promise<string> {
+    return appendAudit(this.db, this.dialect, this.context, event, this.now);
+  }
+
+  /** Runs `fn` once the transaction has committed (cache invalidation); never after a rollback. */
+  onCommit(fn: () => void): void {
+    this.afterCommit.push(fn);
+  }
+
+  /** @internal Called by {@link runUnitOfWork} after commit. */
+  committed(): void {
+    for (const fn of this.afterCommit) fn();
+  }
+
+  private async changed(resource: ResourceDef, row: Row, action: string, verb: string, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
+    const recordId = String(row._id);
+    const tenantId = (row.tenant_id as string | null) ?? null;
+    const auditId = await this.audit({ category: 'data', action, resource: resource.name, recordId, tenantId, oldValues, newValues });
+    await appendOutbox(this.db, this.dialect, { type: `${resource.name}.${verb}`, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
+  }
+}
+
+/**
+ * Runs `work` in one transaction as `context`'s actor; after commit, runs what the unit
+ * registered with `onCommit`. A thrown error rolls everything back (record, audit, outbox).
+ */
+export async function runUnitOfWork<T>(database: Database, clock: Clock, context: RequestContext, work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
+  let unit: UnitOfWork | undefined;
+  const result = await database.db.transaction().execute(async (trx) => {
+    unit = new UnitOfWork(trx, database, context, clock.now());
+    return work(unit);
+  });
+  unit?.committed();
+  return result;
+}
+
+/** A new record id from the unit's clock. */
+export function newId(unit: UnitOfWork): string {
+  return newRecordId(unit.now);
+}
+
+function emptyRecord(resource: ResourceDef): ApiRecord {
+  return Object.fromEntries(storedFields(resource).map((name) => [name, null]));
+}
+
+function pick(record: ApiRecord, keys: readonly string[]): ApiRecord {
+  return Object.fromEntries(keys.map((k) => [k, record[k] ?? null]));
+}
