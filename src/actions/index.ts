@@ -2,6 +2,7 @@ import { resources } from '../registry/index.js';
 import { actionKey } from './action.js';
 import type { ActionDef } from './action.js';
 import { rotateClientKey } from './api-client-actions.js';
+import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { resourceActions } from './resource-actions.js';
 
 export type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
@@ -12,7 +13,7 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey]);
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, eraseUserAction, exportSubjectAction, previewRetentionAction]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();
@@ -22,7 +23,10 @@ for (const action of actions) {
   seen.add(route);
   if (seen.has(actionKey(action))) throw new Error(`two actions are named ${actionKey(action)}`);
   seen.add(actionKey(action));
-  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}`) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name}`);
+  // An action needs its own `<resource>:<name>`, or shares the capability of another action
+  // of its resource (the retention preview is a read: `retention-policies:read`).
+  const shared = actions.some((other) => other !== action && other.resource === action.resource && other.capability === action.capability && `${other.resource}:${other.name}` === other.capability);
+  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}` && !shared) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name} or one of its resource's other actions`);
 }
 
 /** The action named `<resource>.<name>`, if declared. */

@@ -6,6 +6,7 @@ import { authMigration } from './migrations/0002-auth.js';
 import { auditMigration } from './migrations/0003-audit.js';
 import { compositeIndexMigration } from './migrations/0004-composite-indexes.js';
 import { outboxMigration } from './migrations/0005-outbox.js';
+import { gdprMigration } from './migrations/0006-gdpr.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -16,6 +17,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0003-audit': auditMigration(database.dialect),
     '0004-composite-indexes': compositeIndexMigration(database.dialect),
     '0005-outbox': outboxMigration(database.dialect),
+    '0006-gdpr': gdprMigration(database.dialect),
   };
 }
 

@@ -29,7 +29,7 @@ const operationText: Record<string, string> = {
  * reserves (`subOperations`) ahead of their action.
  */
 export function subOperationsOf(resource: ResourceDef): readonly string[] {
-  const declared = actions.filter((a) => a.resource === resource.name && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
+  const declared = actions.filter((a) => a.resource === resource.name && a.capability === `${a.resource}:${a.name}` && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
   return [...new Set([...resource.subOperations, ...declared])].sort();
 }
 

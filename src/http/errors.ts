@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'cascade_conflict'
   | 'conflict'
+  | 'legal_hold'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -44,6 +45,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   cascade_conflict: { status: 409, title: 'The record still has related child records' },
   conflict: { status: 409, title: 'The request conflicts with the current state' },
+  legal_hold: { status: 409, title: 'The record is under a legal hold' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

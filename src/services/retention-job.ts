@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import type { Clock } from './clock.js';
+import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
 import { purgeExpiredAudit } from './audit-retention.js';
 import type { RetentionDays } from './audit-retention.js';
 
 /**
- * Runs the audit retention purge every `intervalMinutes` (and once shortly after start).
+ * Runs the audit retention purge, then the retention policies (`retention-policies`),
+ * every `intervalMinutes` (and once shortly after start).
  * A run never overlaps the previous one; failures are logged and retried next time.
  * Returns a stop function for graceful shutdown.
  */
@@ -23,6 +25,8 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
           onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
         });
         log.info({ purged: report.purged, cutoffs: report.cutoffs }, 'audit retention run finished');
+        const policies = await applyRetentionPolicies(database, clock);
+        if (policies.length > 0) log.info({ policies }, 'retention policies applied');
       } catch (error) {
         log.error({ err: error }, 'audit retention run failed');
       } finally {

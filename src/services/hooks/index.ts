@@ -1,6 +1,8 @@
 import type { ResourceName } from '../../registry/types.js';
 import type { ResourceHooks } from '../resource-hooks.js';
+import { auditValueHooks } from './audit-values.js';
 import { legalHoldHooks } from './legal-holds.js';
+import { retentionPolicyHooks } from './retention-policies.js';
 import { tenantCurrencyHooks } from './tenant-currency.js';
 import { tenantHooks } from './tenants.js';
 
@@ -11,6 +13,8 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
     'legal-holds': legalHoldHooks,
+    'audit-logs': auditValueHooks,
+    'retention-policies': retentionPolicyHooks,
     ...extra,
   };
 }
