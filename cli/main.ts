@@ -18,13 +18,14 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   action run --action R.N [--tenant ID|system] [--id ID] [--body JSON] [--if-match ETAG] [--query "k=v&k2=v2"]
                               (runs a declared action as the operator; prints {status, etag?, body?})
   audit purge                 (deletes audit entries past their retention now)
+  retention run [--dry-run]   (applies every retention policy now; --dry-run only counts)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
 on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
 
 type Handler = (services: OperatorServices, values: Record<string, string | undefined>) => Promise<unknown>;
 
-const commands: Record<string, { options: Record<string, { type: 'string' }>; run: Handler }> = {
+const commands: Record<string, { options: Record<string, { type: 'string' | 'boolean' }>; run: Handler }> = {
   'tenant create': {
     options: { name: { type: 'string' }, level: { type: 'string' }, parent: { type: 'string' }, currency: { type: 'string' } },
     run: (s, v) => s.createTenant({ name: v.name, level: v.level, parent: v.parent, currency: v.currency }),
@@ -52,6 +53,11 @@ const commands: Record<string, { options: Record<string, { type: 'string' }>; ru
   'audit purge': {
     options: {},
     run: (s) => s.purgeAudit(),
+  },
+  'retention run': {
+    // A boolean flag: parseArgs gives `true` when present.
+    options: { 'dry-run': { type: 'boolean' } },
+    run: (s, v) => s.runRetention(Boolean(v['dry-run'])),
   },
 };
 

@@ -3,7 +3,7 @@ import { destroySubjectKeys } from '../data/subject-keys.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { erasureChanges, hasPersonalFields } from '../derive/erasure.js';
 import { notFound } from '../http/errors.js';
-import { childRelations, getResource } from '../registry/index.js';
+import { getResource, resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
 import { rowToRecord } from '../services/record-codec.js';
 import type { Row } from '../services/record-codec.js';
@@ -21,9 +21,13 @@ export interface ErasureResult {
   readonly records: Record<string, number>;
 }
 
-/** Every resource that references users, with the referencing field (from the registry). */
-export function userRelations(): readonly { resource: ResourceDef; field: string }[] {
-  return childRelations('users');
+/**
+ * Every resource that references users, with the referencing field, read from the
+ * registry: a resource added with a `user_id` reference is erased and exported with no
+ * change here.
+ */
+export function userRelations(registry: readonly ResourceDef[] = resources): readonly { resource: ResourceDef; field: string }[] {
+  return registry.flatMap((resource) => resource.fieldNames.filter((field) => resource.fields[field]?.references === 'users').map((field) => ({ resource, field })));
 }
 
 const batchSize = 500;
