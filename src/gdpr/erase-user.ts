@@ -1,4 +1,5 @@
 import { rewriteOutboxData } from '../data/outbox.js';
+import { withRowLock } from '../db/row-lock.js';
 import { destroySubjectKeys } from '../data/subject-keys.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { erasureChanges, hasPersonalFields } from '../derive/erasure.js';
@@ -48,13 +49,14 @@ async function* referencing(unit: UnitOfWork, resource: ResourceDef, field: stri
  * Erasure by depersonalisation, in one unit of work: every personal and special field of
  * the user and of every record that references the user (any resource whose registry entry
  * has a reference to users) is replaced by its erasure rule; the user is disabled and gets
- * `erased_at`; the data keys sealing their values in the audit trail are destroyed; the
+ * `erased_at` (soft-deleted users too); the data keys sealing their values in the audit trail are destroyed; the
  * outbox keeps no personal value. A legal hold on the user or one of the records refuses
  * the whole erasure (409). Running it again changes nothing.
  */
 export async function eraseUser(service: ResourceService, context: RequestContext, userId: string): Promise<ErasureResult> {
   return service.work(context, async (unit) => {
-    const user = await unit.find(users, userId, { lock: 'update' });
+    // A soft-deleted user still has personal data in storage: erasure reaches it too.
+    const user = (await withRowLock(unit.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId), unit.dialect, 'update').executeTakeFirst()) as Row | undefined;
     if (!user) throw notFound(users.name);
     const relations = userRelations();
     const holds = await holdsOnUser(unit, userId, relations);

@@ -196,7 +196,8 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
     }
     await rewriteOutboxData(unit.trx, unit.dialect, resource.name, ids, (data) => ({ ...data, ...erasureChanges(resource, data) }));
   }
-  if (resource !== auditLogs) await destroySubjectKeys(unit.trx, unit.dialect, ids.map((id) => `${resource.name}/${id}`), now);
+  // A user is its own data subject; other records without a user are `<resource>/<id>`.
+  if (resource !== auditLogs) await destroySubjectKeys(unit.trx, unit.dialect, ids.map((id) => (resource.name === 'users' ? id : `${resource.name}/${id}`)), now);
   await unit.audit({
     category: resource === auditLogs ? 'security' : 'data',
     action: policy.action === 'delete' ? 'retention_purged' : 'retention_anonymized',

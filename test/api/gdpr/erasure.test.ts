@@ -158,6 +158,17 @@ describe.each(dialects)('erasure by depersonalisation on %s', (dialect) => {
     }
   });
 
+  it('reaches a soft-deleted user too: its stored row and trail are depersonalised', async () => {
+    const gone = await post('users', { email: 'gone.deleted-user@example.com', first_name: 'Gone' });
+    const etag = String((await get(`/v1/users/${String(gone._id)}`)).headers.etag);
+    expect((await h.request({ method: 'DELETE', url: `/v1/users/${String(gone._id)}`, token, headers: { 'if-match': etag } })).statusCode).toBe(204);
+    const res = await h.request({ method: 'POST', url: `/v1/users/${String(gone._id)}/erase`, token });
+    expect(res.statusCode, res.body).toBe(200);
+    const tables = ['users', 'audit_logs', 'outbox_events'];
+    for (const table of tables) expect(JSON.stringify(await h.database.db.selectFrom(table).selectAll().execute()), table).not.toContain('gone.deleted-user@example.com');
+    expect((await get(`/v1/users/${String(gone._id)}`)).statusCode).toBe(404);
+  });
+
   it('leaves none of the original values in clear text in any table, and the key is destroyed', async () => {
     const tables = await h.database.db.introspection.getTables();
     expect(tables.length).toBeGreaterThan(15);
@@ -170,7 +181,7 @@ describe.each(dialects)('erasure by depersonalisation on %s', (dialect) => {
     expect(keys.every((k) => k.key === null && k.destroyed_at !== null)).toBe(true);
     const createEntry = (await get(`/v1/audit-logs?record_id=${ids.user}&action=create`)).json().items[0];
     expect(createEntry.new_values).toMatchObject({ email: '[erased]', first_name: '[erased]', locale: 'en' });
-    const erased = await h.database.db.selectFrom('outbox_events').select(['type', 'record_id']).where('type', '=', 'users.erased').execute();
+    const erased = await h.database.db.selectFrom('outbox_events').select(['type', 'record_id']).where('type', '=', 'users.erased').where('record_id', '=', ids.user).execute();
     expect(erased).toEqual([{ type: 'users.erased', record_id: ids.user }]);
   });
 });

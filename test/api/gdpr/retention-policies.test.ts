@@ -78,4 +78,16 @@ describe.each(dialects)('retention policies on %s', (dialect) => {
     // A second run has nothing left to do.
     expect((await applyRetentionPolicies(h.database, clock)).map((r) => r.processed)).toEqual([0, 0]);
   });
+
+  it('an audit-category policy purges the old entries of its tenant, except those about held records', async () => {
+    const policy = await post('retention-policies', { category: 'data', retention_days: 30, action: 'delete' });
+    const oldEntries = async () => (await h.database.db.selectFrom('audit_logs').select(['record_id']).where('category', '=', 'data').where('created_at', '<', h.database.dialect.toDb('timestamp', new Date(start - 30 * day).toISOString()) as string).execute()).map((r) => String(r.record_id));
+    const before = await oldEntries();
+    const aboutHeld = before.filter((id) => id === held).length;
+    expect(aboutHeld).toBe(1);
+    expect((await h.request({ method: 'GET', url: `/v1/retention-policies/${String(policy._id)}/preview`, token })).json()).toEqual({ due: before.length - aboutHeld, held: aboutHeld });
+    const runs = await applyRetentionPolicies(h.database, clock);
+    expect(runs.find((r) => r.policy === policy._id)).toEqual({ policy: policy._id, category: 'data', action: 'delete', processed: before.length - aboutHeld, held: aboutHeld });
+    expect(await oldEntries()).toEqual([held]);
+  });
 });
