@@ -24,6 +24,7 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   keygen --out NAME           (P-256 key pair for a client: NAME.key, PKCS8 PEM mode 0600; NAME.pub, SPKI PEM)
   token --client ID --key FILE [--scope "a:b c:d"] [--dpop] [--dpop-key FILE] [--kid K] [--url URL]
                               (an access token from the running service at --url, default PUBLIC_URL)
+  retention run [--dry-run]   (applies every retention policy now; --dry-run only counts)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
 on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
@@ -67,6 +68,11 @@ const commands: Record<string, { options: Record<string, { type: 'string' | 'boo
     options: { client: { type: 'string' }, key: { type: 'string' }, scope: { type: 'string' }, dpop: { type: 'boolean' }, 'dpop-key': { type: 'string' }, kid: { type: 'string' }, url: { type: 'string' } },
     // parseArgs gives a boolean option `true` when present.
     run: (_s, v) => token({ client: v.client, key: v.key, scope: v.scope, dpop: v.dpop !== undefined, dpopKey: v['dpop-key'], kid: v.kid, url: v.url }),
+  },
+  'retention run': {
+    // A boolean flag: parseArgs gives `true` when present.
+    options: { 'dry-run': { type: 'boolean' } },
+    run: (s, v) => s.runRetention(Boolean(v['dry-run'])),
   },
 };
 

@@ -12,6 +12,7 @@ import type { QueryString } from '../src/query/list-query.js';
 import { asSystem } from '../src/security/principal.js';
 import type { TenantScope } from '../src/security/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
+import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
 import { systemClock } from '../src/services/clock.js';
 import { buildServices } from '../src/services/services.js';
@@ -161,6 +162,11 @@ export function buildOperatorServices(config: Config, database: Database) {
     /** Runs the audit retention purge now (AUDIT_RETENTION_* settings). */
     purgeAudit() {
       return purgeExpiredAudit(database, retentionFromConfig(config), systemClock.now());
+    },
+
+    /** Applies every retention policy now (what the background job does); `dryRun` only counts. */
+    async runRetention(dryRun: boolean) {
+      return { dry_run: dryRun, policies: await applyRetentionPolicies(database, systemClock, { dryRun }) };
     },
   };
 }

@@ -2,6 +2,7 @@ import { resources } from '../registry/index.js';
 import { actionKey } from './action.js';
 import type { ActionDef } from './action.js';
 import { rotateClientKey } from './api-client-actions.js';
+import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { resourceActions } from './resource-actions.js';
 import { signInActions } from './sign-in-actions.js';
 import { webhookActions } from './webhook-actions.js';
@@ -14,7 +15,7 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...webhookActions, ...signInActions]);
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, eraseUserAction, exportSubjectAction, previewRetentionAction, ...webhookActions, ...signInActions]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();
@@ -24,7 +25,10 @@ for (const action of actions) {
   seen.add(route);
   if (seen.has(actionKey(action))) throw new Error(`two actions are named ${actionKey(action)}`);
   seen.add(actionKey(action));
-  if (action.authentication === 'client' && !action.capability.startsWith(`${action.resource}:`)) throw new Error(`action ${actionKey(action)} must declare a capability of ${action.resource}`);
+  // An action needs its own `<resource>:<name>`, or shares the capability of another action
+  // of its resource (the retention preview is a read: `retention-policies:read`).
+  const shared = actions.some((other) => other !== action && other.resource === action.resource && other.capability === action.capability && `${other.resource}:${other.name}` === other.capability);
+  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}` && !shared) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name} or one of its resource's other actions`);
 }
 
 /** The action named `<resource>.<name>`, if declared. */

@@ -4,6 +4,7 @@ import { findResource, getResource } from '../registry/index.js';
 import type { RequestContext } from '../services/request-context.js';
 import { recordToRow } from '../services/record-codec.js';
 import { nextEtag } from '../services/etag.js';
+import { seal, subjectKey } from './subject-keys.js';
 
 export type AuditCategory = 'data' | 'security';
 
@@ -17,6 +18,11 @@ export interface AuditEvent {
   readonly tenantId: string | null;
   readonly oldValues: Readonly<Record<string, unknown>> | null;
   readonly newValues: Readonly<Record<string, unknown>> | null;
+  /**
+   * Data subject of the changed record (a user id, or `<resource>/<id>`): its personal
+   * values are stored encrypted with the subject's key (see `subject-keys.ts`).
+   */
+  readonly subject?: string;
 }
 
 const auditLogs = getResource('audit-logs');
@@ -48,7 +54,7 @@ function auditRow(dialect: SqlDialect, context: RequestContext, event: AuditEven
  * itself, so the change and its entry commit or roll back together.
  */
 export async function appendAudit(trx: Db, dialect: SqlDialect, context: RequestContext, event: AuditEvent, now: number): Promise<string> {
-  const row = auditRow(dialect, context, event, now);
+  const row = auditRow(dialect, context, await sealPersonal(trx, dialect, event, now), now);
   await trx.insertInto(auditLogs.table).values(row).execute();
   return String(row._id);
 }
@@ -77,4 +83,23 @@ function maskSpecial(resourceName: string, values: Readonly<Record<string, unkno
     if (resource.fields[key]?.gdpr === 'special' && masked[key] !== null) masked[key] = '[redacted]';
   }
   return masked;
+}
+
+/**
+ * Personal values of a subject's record are sealed with the subject's data key, so erasure
+ * (which destroys the key) makes them unreadable without rewriting the append-only trail.
+ */
+async function sealPersonal(trx: Db, dialect: SqlDialect, event: AuditEvent, now: number): Promise<AuditEvent> {
+  const resource = findResource(event.resource);
+  if (!event.subject || !resource) return event;
+  const personal = (values: Readonly<Record<string, unknown>> | null) => Object.keys(values ?? {}).filter((k) => resource.fields[k]?.gdpr === 'personal' && values?.[k] !== null && values?.[k] !== undefined);
+  if (personal(event.oldValues).length === 0 && personal(event.newValues).length === 0) return event;
+  const { id, key } = await subjectKey(trx, dialect, event.subject, now);
+  const sealAll = (values: Readonly<Record<string, unknown>> | null) => {
+    if (!values) return values;
+    const out: Record<string, unknown> = { ...values };
+    for (const k of personal(values)) out[k] = seal(id, key, values[k]);
+    return out;
+  };
+  return { ...event, oldValues: sealAll(event.oldValues), newValues: sealAll(event.newValues) };
 }

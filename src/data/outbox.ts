@@ -38,3 +38,21 @@ export async function appendOutbox(trx: Db, dialect: SqlDialect, event: OutboxEv
     .execute();
   return id;
 }
+
+/**
+ * Rewrites the pending and past events of records with `replace` applied to their data
+ * (erasure: no personal value stays in the outbox). Events are not evidence; the audit
+ * trail is.
+ */
+export async function rewriteOutboxData(trx: Db, dialect: SqlDialect, resource: string, recordIds: readonly string[], replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<number> {
+  let rewritten = 0;
+  for (let start = 0; start < recordIds.length; start += 500) {
+    const rows = await trx.selectFrom('outbox_events').select(['_id', 'data']).where('resource', '=', resource).where('record_id', 'in', recordIds.slice(start, start + 500)).execute();
+    for (const row of rows) {
+      const data = dialect.fromDb('object', row.data) as Record<string, unknown>;
+      await trx.updateTable('outbox_events').set({ data: dialect.toDb('object', replace(data)) }).where('_id', '=', String(row._id)).execute();
+      rewritten += 1;
+    }
+  }
+  return rewritten;
+}

@@ -73,16 +73,17 @@ export class UnitOfWork extends ScopedQueries {
     const etag = nextEtag(null, record);
     const row: Row = { ...recordToRow(resource, this.dialect, record), ...draft.columns, etag };
     await this.db.insertInto(resource.table).values(row).execute();
-    await this.changed(resource, row, 'create', 'created', null, rowToRecord(resource, this.dialect, row));
+    await this.changed(resource, row, 'create', `${resource.name}.created`, null, rowToRecord(resource, this.dialect, row));
     return { row, etag };
   }
 
   /**
    * Updates a record from the ETag it was read with (compare-and-swap: the check and the
    * write are one statement); audits the changed fields, event `<resource>.updated`.
-   * `action` names a sub-operation that changed the record (audited under its name).
+   * `action` names a sub-operation that changed the record (audited under its name);
+   * `event` replaces the outbox event type (e.g. `users.erased`).
    */
-  async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null } } = {}): Promise<Written> {
+  async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string } = {}): Promise<Written> {
     const before = rowToRecord(resource, this.dialect, current);
     const merged: ApiRecord = { ...before, ...changes, updated_at: this.at };
     const etag = nextEtag(previousEtag, merged);
@@ -93,7 +94,7 @@ export class UnitOfWork extends ScopedQueries {
     const after = rowToRecord(resource, this.dialect, row);
     const changed = Object.keys(changes).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
     const audit = options.audit ?? { old: pick(before, changed), new: pick(after, changed) };
-    await this.changed(resource, row, options.action ?? 'update', 'updated', audit.old, audit.new);
+    await this.changed(resource, row, options.action ?? 'update', options.event ?? `${resource.name}.updated`, audit.old, audit.new);
     return { row, etag };
   }
 
@@ -106,7 +107,7 @@ export class UnitOfWork extends ScopedQueries {
       .where('etag', '=', previousEtag)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
-    await this.changed(resource, current, 'delete', 'deleted', rowToRecord(resource, this.dialect, current), null);
+    await this.changed(resource, current, 'delete', `${resource.name}.deleted`, rowToRecord(resource, this.dialect, current), null);
   }
 
   /**
@@ -146,11 +147,12 @@ export class UnitOfWork extends ScopedQueries {
     for (const fn of this.afterCommit) fn();
   }
 
-  private async changed(resource: ResourceDef, row: Row, action: string, verb: string, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
+  private async changed(resource: ResourceDef, row: Row, action: string, type: string, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
     const recordId = String(row._id);
     const tenantId = (row.tenant_id as string | null) ?? null;
-    const auditId = await this.audit({ category: 'data', action, resource: resource.name, recordId, tenantId, oldValues, newValues });
-    await appendOutbox(this.db, this.dialect, { type: `${resource.name}.${verb}`, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
+    const subject = dataSubject(resource, row);
+    const auditId = await this.audit({ category: 'data', action, resource: resource.name, recordId, tenantId, oldValues, newValues, subject });
+    await appendOutbox(this.db, this.dialect, { type, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
   }
 }
 
@@ -171,6 +173,27 @@ export async function runUnitOfWork<T>(database: Database, clock: Clock, context
 /** A new record id from the unit's clock. */
 export function newId(unit: UnitOfWork): string {
   return newRecordId(unit.now);
+}
+
+function emptyRecord(resource: ResourceDef): ApiRecord {
+  return Object.fromEntries(storedFields(resource).map((name) => [name, null]));
+}
+
+function pick(record: ApiRecord, keys: readonly string[]): ApiRecord {
+  return Object.fromEntries(keys.map((k) => [k, record[k] ?? null]));
+}
+
+/**
+ * Whose personal data a record holds: the user itself, the user it references, or (naming
+ * no user) the record itself as `<resource>/<id>`. Audit values are sealed with that key.
+ */
+export function dataSubject(resource: ResourceDef, row: Row): string {
+  if (resource.name === 'users') return String(row._id);
+  for (const name of resource.fieldNames) {
+    const value = row[name];
+    if (resource.fields[name]?.references === 'users' && typeof value === 'string') return value;
+  }
+  return `${resource.name}/${String(row._id)}`;
 }
 
 function emptyRecord(resource: ResourceDef): ApiRecord {

@@ -6,6 +6,7 @@ import { authMigration } from './migrations/0002-auth.js';
 import { auditMigration } from './migrations/0003-audit.js';
 import { compositeIndexMigration } from './migrations/0004-composite-indexes.js';
 import { outboxMigration } from './migrations/0005-outbox.js';
+import { gdprMigration } from './migrations/0006-gdpr.js';
 import { webhooksMigration } from './migrations/0007-webhooks.js';
 import { signInMigration } from './migrations/0008-sign-in.js';
 import { idempotencyKeysMigration } from './migrations/0009-idempotency-keys.js';
@@ -20,6 +21,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0003-audit': auditMigration(database.dialect),
     '0004-composite-indexes': compositeIndexMigration(database.dialect),
     '0005-outbox': outboxMigration(database.dialect),
+    '0006-gdpr': gdprMigration(database.dialect),
     '0007-webhooks': webhooksMigration(database.dialect),
     '0008-sign-in': signInMigration(database.dialect),
     '0009-idempotency-keys': idempotencyKeysMigration(database.dialect),

@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_key_in_use'
   | 'idempotency_key_reused'
+  | 'legal_hold'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -54,6 +55,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   conflict: { status: 409, title: 'The request conflicts with the current state' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   idempotency_key_reused: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
+  legal_hold: { status: 409, title: 'The record is under a legal hold' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

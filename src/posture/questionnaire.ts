@@ -72,9 +72,10 @@ export function questionnaire(p: SecurityPosture): QuestionnaireAnswer[] {
       `Data-change entries ${retention.data} days, security entries ${retention.security} days (configurable per category). ${f.audit_purge_job ? `A purge job runs every ${p.audit.purge_interval_minutes} minutes and skips entries under legal hold.` : 'The automatic purge job is disabled; purges run through the operator CLI.'}`,
       '#/audit/retention_days', 'docs/operations.md'),
     q('data-deletion', 'Can personal data be deleted on request (GDPR erasure)?',
-      f.gdpr_erasure ? 'Yes. Users can be erased by depersonalisation through the API.'
+      f.gdpr_erasure
+        ? 'Yes, by depersonalisation: POST /v1/users/{id}/erase replaces every personal and special field of the user and of every record referencing the user (derived from the registry\'s GDPR classes) in one transaction, and destroys the user\'s data keys, so personal values sealed in the append-only audit trail become unreadable (crypto-shredding). Legal holds block it (409). Non-personal facts (amounts, times, statuses) are kept. Subject export: GET /v1/users/{id}/export. Database backups made before an erasure still hold the data until they expire.'
         : 'Not implemented as an API operation yet: records can be soft-deleted, and every field carries a GDPR classification for the planned erasure, but depersonalisation is not available.',
-      '#/features/gdpr_erasure', 'docs/resources.md'),
+      '#/features/gdpr_erasure', 'docs/gdpr.md'),
     q('rate-limiting', 'Is rate limiting in place?',
       limits === 'not configured' ? 'Not configured in this deployment.'
         : `Yes, per endpoint group (${Object.entries(limits.groups).map(([g, l]) => `${g}: ${l.limit} per ${l.window_seconds} s by ${l.keyed_by}`).join('; ')}); counters in ${limits.store}.`,

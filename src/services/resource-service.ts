@@ -8,6 +8,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { readFieldCapability, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
+import { assertNotHeld } from '../gdpr/legal-holds.js';
 import { blockingChildren } from './cascade-check.js';
 import type { Clock } from './clock.js';
 import { rowToRecord } from './record-codec.js';
@@ -113,12 +114,20 @@ export class ResourceService {
       const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
       const previous = matchEtag(expected, row.etag);
+      await assertNotHeld(unit, unit.now, resource, row);
       const blocking = await blockingChildren(unit, resource, id);
       if (blocking.length > 0) {
         throw new ApiError('cascade_conflict', `The record still has live child records in: ${blocking.join(', ')}. Delete those first.`, { extensions: { blocking_resources: blocking } });
       }
       await unit.softDelete(resource, row, previous);
       await this.written(unit, resource, id);
+    });
+  }
+
+  /** Cached list totals of the resources are void once `unit` commits (writes beyond CRUD: erasure, retention). */
+  voidCounts(unit: UnitOfWork, resourceNames: readonly string[]): void {
+    unit.onCommit(() => {
+      for (const name of resourceNames) this.counts?.invalidate(name);
     });
   }
 

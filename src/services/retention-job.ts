@@ -3,14 +3,16 @@ import type { Database } from '../db/dialect.js';
 import { IdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from './clock.js';
 import { JobLeases } from './job-lease.js';
+import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
 import { purgeExpiredAudit } from './audit-retention.js';
 import type { RetentionDays } from './audit-retention.js';
 
 /**
- * Runs the audit retention purge (and drops idempotency keys past their 24 h window)
- * every `intervalMinutes` (and once shortly after start).
- * A run never overlaps the previous one, and across instances sharing the database only the
- * holder of the interval's lease runs; failures are logged and retried next time.
+ * Runs the audit retention purge, then the retention policies (`retention-policies`), and
+ * drops idempotency keys past their 24 h window, every `intervalMinutes` (and once shortly
+ * after start). A run never overlaps the previous one, and across instances sharing the
+ * database only the holder of the interval's lease runs; failures are logged and retried
+ * next time.
  * Returns a stop function for graceful shutdown.
  */
 export function startRetentionJob(database: Database, retention: RetentionDays, intervalMinutes: number, clock: Clock, log: FastifyBaseLogger): () => Promise<void> {
@@ -35,6 +37,8 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
         });
         const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
         log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys }, 'audit retention run finished');
+        const policies = await applyRetentionPolicies(database, clock);
+        if (policies.length > 0) log.info({ policies }, 'retention policies applied');
       } catch (error) {
         log.error({ err: error }, 'audit retention run failed');
       } finally {

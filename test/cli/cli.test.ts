@@ -109,6 +109,18 @@ describe('operator CLI on sqlite', () => {
     expect(days(result.cutoffs.security)).toBe(7);
   }, slow);
 
+  it('retention run applies the retention policies; --dry-run only counts', async () => {
+    const tenant = String((onlyJson(await runCli(['tenant', 'create', '--name', 'Retention'], env)) as { _id: string })._id);
+    const policy = await runCli(['action', 'run', '--action', 'retention-policies.create', '--tenant', tenant, '--body', JSON.stringify({ category: 'security', retention_days: 36500 })], env);
+    expect(policy.code, `${policy.stdout} ${policy.stderr}`).toBe(0);
+    const id = String((onlyJson(policy) as { body: { _id: string } }).body._id);
+    for (const args of [['retention', 'run', '--dry-run'], ['retention', 'run']]) {
+      const run = await runCli(args, env);
+      expect(run.code, `${run.stdout} ${run.stderr}`).toBe(0);
+      expect(onlyJson(run)).toEqual({ dry_run: args.length === 3, policies: [{ policy: id, category: 'security', action: 'delete', processed: 0, held: 0 }] });
+    }
+  }, slow);
+
   it('bad input prints a JSON error and exits non-zero', async () => {
     const [unknownTenant, badKey, unknownFlag] = await Promise.all([
       runCli(['client', 'create', '--name', 'x', '--tenant', '0190a8b2-0000-7000-8000-000000000000', '--capabilities', 'products:list', '--public-key', pem('third', clientKeyPair())], env),

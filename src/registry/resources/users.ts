@@ -5,8 +5,9 @@ export const users = defineResource({
   table: 'users',
   description: 'An end user (guest, staff) of a tenant.',
   tenancy: 'owned',
-  operations: ['list', 'read', 'create', 'update', 'delete', 'export'],
-  subOperations: ['erase'],
+  // `users:export` is the subject export (GET /v1/users/{id}/export), `users:erase` erasure:
+  // both declared as actions in src/actions/gdpr-actions.ts.
+  operations: ['list', 'read', 'create', 'update', 'delete'],
   fields: {
     email: { type: 'string', format: 'email', description: 'E-mail address (unique per tenant is not enforced).', required: true, maxLength: 254, sensitive: true, gdpr: 'personal', erasure: 'redact' },
     phone: { type: 'string', format: 'phone', description: 'Phone number, E.164.', maxLength: 20, nullable: true, sensitive: true, gdpr: 'personal', erasure: 'null' },

@@ -1,6 +1,8 @@
 import type { ResourceName } from '../../registry/types.js';
 import type { ResourceHooks } from '../resource-hooks.js';
+import { auditValueHooks } from './audit-values.js';
 import { legalHoldHooks } from './legal-holds.js';
+import { retentionPolicyHooks } from './retention-policies.js';
 import { tenantCurrencyHooks } from './tenant-currency.js';
 import { tenantHooks } from './tenants.js';
 
@@ -13,6 +15,8 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     'legal-holds': legalHoldHooks,
     // The security pipeline caches users (role, status) for their tokens.
     users: { invalidates: 'user' },
+    'audit-logs': auditValueHooks,
+    'retention-policies': retentionPolicyHooks,
     ...extra,
   };
 }

@@ -64,11 +64,13 @@ describe('the documented schemas match what the API sends and accepts', () => {
       const properties = Object.keys(doc.components.schemas[schemaName(resource, 'Record')]?.properties as object);
       expect(Object.keys(read.json()).filter((key) => !properties.includes(key)), resource.name).toEqual([]);
 
-      const changes = patchBody(resource.name);
-      expectSchema(validators, schemaName(resource, 'Update'), changes);
-      const updated = await send('PATCH', `/v1/${resource.name}/${id}`, changes, { 'if-match': String(read.headers.etag) });
-      expect(updated.statusCode, updated.body).toBe(200);
-      expectSchema(validators, schemaName(resource, 'Record'), updated.json());
+      if (resource.operations.includes('update')) {
+        const changes = patchBody(resource.name);
+        expectSchema(validators, schemaName(resource, 'Update'), changes);
+        const updated = await send('PATCH', `/v1/${resource.name}/${id}`, changes, { 'if-match': String(read.headers.etag) });
+        expect(updated.statusCode, updated.body).toBe(200);
+        expectSchema(validators, schemaName(resource, 'Record'), updated.json());
+      }
 
       const list = await send('GET', `/v1/${resource.name}/?fields=created_at`);
       expect(list.statusCode).toBe(200);

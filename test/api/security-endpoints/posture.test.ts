@@ -55,7 +55,7 @@ describe('security posture and questionnaire follow the running configuration', 
       network: { trusted_proxies: 0, cors: { enabled: false, origins: [] } },
       metrics: { protection: 'network allowlist', allowed_networks: 2 },
       data: { storage: 'sqlite' },
-      features: { user_totp_2fa: true, gdpr_erasure: false, sbom: true, security_txt: true },
+      features: { user_totp_2fa: true, gdpr_erasure: true, sbom: true, security_txt: true },
     });
     expect(p.authorization.capabilities).toBeGreaterThan(50);
     expect(Date.parse(p.service.generated_at)).not.toBeNaN();
@@ -103,7 +103,7 @@ describe('security posture and questionnaire follow the running configuration', 
     expect(answer(tuned, 'rate-limiting')).toContain('token: 7 per 60 s by source IP');
     expect(answer(tuned, 'token-binding')).toContain('nonces are required');
     expect(answer(plain, 'admin-mfa')).toMatch(/^Yes. .*TOTP.*step-up/);
-    expect(answer(plain, 'data-deletion')).toMatch(/^Not implemented/);
+    expect(answer(plain, 'data-deletion')).toMatch(/^Yes, by depersonalisation: POST \/v1\/users\/\{id\}\/erase/);
     expect(answer(plain, 'backup')).toMatch(/^Not implemented/);
     expect(answer(plain, 'sbom')).toMatch(/^Yes\. CycloneDX/);
     expect(answer(tuned, 'vulnerability-disclosure')).toContain('https://example.com/disclosure');

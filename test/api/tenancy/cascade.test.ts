@@ -4,7 +4,7 @@ import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { productBody, timeRange } from '../../support/resource-bodies.js';
 
-const capabilities = ['products', 'users', 'bookings', 'orders', 'service-charges', 'subscriptions', 'consents', 'tenants'].flatMap(crud).concat('users:write:email');
+const capabilities = ['products', 'users', 'bookings', 'orders', 'service-charges', 'subscriptions', 'tenants'].flatMap(crud).concat('users:write:email', 'consents:create', 'consents:read');
 
 interface Created {
   readonly id: string;
@@ -59,18 +59,22 @@ describe.each(dialects)('cascade deny on %s', (dialect) => {
     expect((await remove(product)).statusCode).toBe(204);
   });
 
-  it('a user is blocked by its bookings, orders, subscriptions and consents, then deletable', async () => {
+  it('a user is blocked by its bookings, orders and subscriptions, then deletable; consents (append-only evidence) keep blocking', async () => {
     const product = await create('products', productBody);
     const user = await create('users', { email: 'guest@example.com' });
     const children = [
       await create('bookings', { product_id: product.id, user_id: user.id, ...timeRange }),
-      await create('consents', { user_id: user.id, purpose: 'marketing_email', granted: true }),
       await create('orders', { product_id: product.id, user_id: user.id, ...timeRange }),
       await create('subscriptions', { product_id: product.id, user_id: user.id }),
     ];
-    await expectBlocked(user, ['bookings', 'consents', 'orders', 'subscriptions']);
+    await expectBlocked(user, ['bookings', 'orders', 'subscriptions']);
     for (const child of children) expect((await remove(child)).statusCode).toBe(204);
     expect((await remove(user)).statusCode).toBe(204);
+
+    // A user with consents is erased (depersonalised), never deleted: the consents stay as proof.
+    const consenting = await create('users', { email: 'consenting@example.com' });
+    await create('consents', { user_id: consenting.id, purpose: 'marketing_email', granted: true });
+    await expectBlocked(consenting, ['consents']);
   });
 
   it('a tenant node is blocked by its child nodes and by every record in it, then deletable', async () => {

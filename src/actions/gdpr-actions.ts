@@ -1,0 +1,121 @@
+import { Readable } from 'node:stream';
+import { problems } from '../derive/openapi/problems.js';
+import { ref } from '../derive/openapi/types.js';
+import { pathId } from '../http/path-id.js';
+import { eraseUser } from '../gdpr/erase-user.js';
+import { retentionPreview } from '../gdpr/retention-policies.js';
+import { subjectExport } from '../gdpr/subject-export.js';
+import type { ActionDef } from './action.js';
+
+const countMap = { type: 'object', additionalProperties: { type: 'integer' } };
+
+const erasureResult = {
+  type: 'object',
+  properties: {
+    user_id: { type: 'string' },
+    erased_at: { type: 'string', format: 'date-time' },
+    records: { ...countMap, description: 'Records referencing the user, per resource; all are depersonalised.' },
+  },
+  required: ['user_id', 'erased_at', 'records'],
+};
+
+/** `POST /v1/users/{id}/erase`: erasure by depersonalisation (GDPR Art. 17). */
+export const eraseUserAction: ActionDef = {
+  resource: 'users',
+  name: 'erase',
+  method: 'POST',
+  path: '/v1/users/:id/erase',
+  capability: 'users:erase',
+  rateLimitGroup: 'writes',
+  authentication: 'client',
+  stepUp: true,
+  openapi: {
+    operationId: 'erase_users',
+    summary: 'Erase a user by depersonalisation (GDPR Art. 17)',
+    tags: ['users'],
+    description:
+      'Replaces every personal and special field of the user and of every record that references the user by its erasure rule, disables the user and sets `erased_at`; audit values of the user become unreadable (their key is destroyed). No body. A second call changes nothing. 409 `legal_hold` names the holds that block it.',
+    parameters: [ref('parameters', 'id')],
+    responses: {
+      200: { description: 'The user is erased.', content: { 'application/json': { schema: erasureResult } } },
+      ...problems('404', '409'),
+    },
+  },
+  schemas: { response: { 200: erasureResult } },
+  async run(input, { resources }) {
+    return { status: 200, body: await eraseUser(resources, input.context, pathId(input.params.id ?? '', 'users')) };
+  },
+};
+
+/** `GET /v1/users/{id}/export`: the subject's data as one streamed JSON document (GDPR Art. 15, 20). */
+export const exportSubjectAction: ActionDef = {
+  resource: 'users',
+  name: 'export',
+  method: 'GET',
+  path: '/v1/users/:id/export',
+  capability: 'users:export',
+  rateLimitGroup: 'exports',
+  authentication: 'client',
+  stepUp: false,
+  openapi: {
+    operationId: 'export_user_data',
+    summary: "Export a user's data (GDPR Art. 15 and 20)",
+    tags: ['users'],
+    description:
+      'Streams `{ "user": {…}, "records": { "<resource>": [ … ] }, "audit": [ … ], "generated_at": "…" }`: the user, every record of every resource that references users, and the audit entries about them. Memory stays flat whatever the size.',
+    parameters: [ref('parameters', 'id')],
+    responses: {
+      200: {
+        description: 'The subject export.',
+        content: { 'application/json': { schema: { type: 'object', properties: { user: { type: 'object' }, records: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object' } } }, audit: { type: 'array', items: { type: 'object' } }, generated_at: { type: 'string', format: 'date-time' } } } } },
+      },
+      ...problems('404'),
+    },
+  },
+  schemas: {},
+  async run(input, { resources }) {
+    const id = pathId(input.params.id ?? '', 'users');
+    const chunks = await subjectExport(resources, input.context, id);
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="user-${id}.json"`, 'cache-control': 'no-store' },
+      stream: Readable.from(chunks),
+    };
+  },
+};
+
+const previewResult = {
+  type: 'object',
+  properties: {
+    due: { type: 'integer', description: 'Records (or audit entries) the next run would delete or anonymise.' },
+    held: { type: 'integer', description: 'Records past retention that a legal hold keeps.' },
+  },
+  required: ['due', 'held'],
+};
+
+/** `GET /v1/retention-policies/{id}/preview`: what the next retention run would do. */
+export const previewRetentionAction: ActionDef = {
+  resource: 'retention-policies',
+  name: 'preview',
+  method: 'GET',
+  path: '/v1/retention-policies/:id/preview',
+  capability: 'retention-policies:read',
+  rateLimitGroup: 'reads',
+  authentication: 'client',
+  stepUp: false,
+  openapi: {
+    operationId: 'preview_retention_policies',
+    summary: 'Preview the next run of a retention policy',
+    tags: ['retention-policies'],
+    description: 'Counts, without changing anything, the records the next retention run would touch (`due`) and those it skips for legal holds (`held`).',
+    parameters: [ref('parameters', 'id')],
+    responses: {
+      200: { description: 'The preview.', content: { 'application/json': { schema: previewResult } } },
+      ...problems('404'),
+    },
+  },
+  schemas: { response: { 200: previewResult } },
+  async run(input, { resources }) {
+    return { status: 200, body: await retentionPreview(resources, input.context, pathId(input.params.id ?? '', 'retention-policies')) };
+  },
+};

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userRelations } from '../../../src/gdpr/erase-user.js';
+import { dialects } from '../../support/databases.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+
+const timeRange = { start_time: '2030-01-01T10:00:00.000Z', end_time: '2030-01-02T10:00:00.000Z' };
+type Json = Record<string, unknown>;
+
+describe.each(dialects)('subject export on %s', (dialect) => {
+  let h: Harness;
+  let token = '';
+  const mine: Record<string, string[]> = {};
+  let userA = '';
+  let userB = '';
+
+  async function post(resource: string, body: unknown): Promise<Json> {
+    const res = await h.request({ method: 'POST', url: `/v1/${resource}`, token, body });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as Json;
+  }
+
+  beforeAll(async () => {
+    h = await createHarness(dialect);
+    token = await h.bearer(await h.tenant('T'), [...['users', 'bookings', 'orders', 'subscriptions', 'products'].flatMap(crud), 'consents:create', 'users:export', 'users:write:email', 'users:read:email']);
+    userA = String((await post('users', { email: 'a@example.com', first_name: 'Ada' }))._id);
+    userB = String((await post('users', { email: 'b@example.com', first_name: 'Bob' }))._id);
+    const product = String((await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 1 }))._id);
+    const bodies: Record<string, (user: string) => Json> = {
+      bookings: (user) => ({ product_id: product, user_id: user, ...timeRange }),
+      orders: (user) => ({ product_id: product, user_id: user, ...timeRange }),
+      subscriptions: (user) => ({ product_id: product, user_id: user }),
+      consents: (user) => ({ user_id: user, purpose: 'newsletter', granted: true }),
+    };
+    for (const [resource, body] of Object.entries(bodies)) {
+      mine[resource] = [];
+      for (let i = 0; i < 3; i += 1) mine[resource]?.push(String((await post(resource, body(userA)))._id));
+      await post(resource, body(userB));
+    }
+  });
+  afterAll(() => h.close());
+
+  it('streams one JSON document with the user, exactly their records in every referencing resource, and the audit about them', async () => {
+    const res = await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('application/json');
+    const doc = res.json() as { user: Json; records: Record<string, Json[]>; audit: Json[]; generated_at: string };
+    expect(doc.user).toMatchObject({ _id: userA, email: 'a@example.com', first_name: 'Ada' });
+    expect(Object.keys(doc.records).sort()).toEqual([...new Set(userRelations().map((r) => r.resource.name))].sort());
+    for (const [resource, ids] of Object.entries(mine)) {
+      expect(doc.records[resource]?.map((r) => r._id).sort(), resource).toEqual([...ids].sort());
+    }
+    const about = new Set([userA, ...Object.values(mine).flat()]);
+    expect(doc.audit.length).toBe(about.size);
+    expect(doc.audit.every((entry) => about.has(String(entry.record_id)))).toBe(true);
+    expect(JSON.stringify(doc)).not.toContain('b@example.com');
+    expect(Date.parse(doc.generated_at)).not.toBeNaN();
+  });
+
+  it('needs users:export, hides sensitive fields without their capability, and answers 404 for unknown users', async () => {
+    const plain = await h.bearer((await h.request({ method: 'GET', url: `/v1/users/${userA}`, token })).json().tenant_id, ['users:export']);
+    const doc = (await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token: plain })).json();
+    expect(doc.user.email).toBeUndefined();
+    expect(doc.user.first_name).toBe('Ada');
+    const denied = await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token: await h.bearer(null, ['users:read']) });
+    expect(denied.statusCode).toBe(403);
+    const missing = await h.request({ method: 'GET', url: '/v1/users/01890000-0000-7000-8000-000000000000/export', token });
+    expect(missing.statusCode).toBe(404);
+  });
+});
