@@ -195,11 +195,3 @@ export function dataSubject(resource: ResourceDef, row: Row): string {
   }
   return `${resource.name}/${String(row._id)}`;
 }
-
-function emptyRecord(resource: ResourceDef): ApiRecord {
-  return Object.fromEntries(storedFields(resource).map((name) => [name, null]));
-}
-
-function pick(record: ApiRecord, keys: readonly string[]): ApiRecord {
-  return Object.fromEntries(keys.map((k) => [k, record[k] ?? null]));
-}

@@ -17,7 +17,7 @@ export interface Problem {
   detail: string;
   /** The request path. */
   instance: string;
-  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
   /** One entry per problem with the request (validation). */
   errors?: Array<{
     field: string;
@@ -25,6 +25,8 @@ export interface Problem {
   }>;
   /** On `cascade_conflict`: the child resources that block the delete. */
   blocking_resources?: string[];
+  /** On `legal_hold`: ids of the active legal holds that block the delete, erasure or purge. */
+  holds?: string[];
 }
 
 /** A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. */
@@ -866,7 +868,7 @@ export interface WebhooksUpdate {
   active?: boolean;
 }
 
-/** A user's consent decision for one processing purpose. */
+/** A user's consent decision for one processing purpose. Append-only evidence: a withdrawal is a new record with `granted: false`; the newest record per purpose is the current decision. */
 export interface ConsentsRecord {
   /** Record identifier, assigned by the service (UUIDv7). */
   readonly _id: string;
@@ -882,13 +884,15 @@ export interface ConsentsRecord {
   purpose: string;
   /** Consent given (true) or withdrawn (false). */
   granted: boolean;
-  /** Where the decision was captured. */
+  /** Where the decision was captured (form, channel, address); nulled by erasure. */
   source?: string | null;
+  /** Version of the privacy policy or consent text the user saw. */
+  policy_version?: string | null;
   /** When the consent lapses. */
   expires_at?: string | null;
 }
 
-/** A user's consent decision for one processing purpose. In lists, `fields` may select a subset; `_id` is always present. */
+/** A user's consent decision for one processing purpose. Append-only evidence: a withdrawal is a new record with `granted: false`; the newest record per purpose is the current decision. In lists, `fields` may select a subset; `_id` is always present. */
 export interface ConsentsListItem {
   /** Record identifier, assigned by the service (UUIDv7). */
   readonly _id: string;
@@ -904,8 +908,10 @@ export interface ConsentsListItem {
   purpose?: string;
   /** Consent given (true) or withdrawn (false). */
   granted?: boolean;
-  /** Where the decision was captured. */
+  /** Where the decision was captured (form, channel, address); nulled by erasure. */
   source?: string | null;
+  /** Version of the privacy policy or consent text the user saw. */
+  policy_version?: string | null;
   /** When the consent lapses. */
   expires_at?: string | null;
 }
@@ -929,20 +935,10 @@ export interface ConsentsCreate {
   purpose: string;
   /** Consent given (true) or withdrawn (false). */
   granted: boolean;
-  /** Where the decision was captured. */
+  /** Where the decision was captured (form, channel, address); nulled by erasure. */
   source?: string | null;
-  /** When the consent lapses. */
-  expires_at?: string | null;
-}
-
-/** Update body of consents: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
-export interface ConsentsUpdate {
-  /** Processing purpose (e.g. marketing_email). */
-  purpose?: string;
-  /** Consent given (true) or withdrawn (false). */
-  granted?: boolean;
-  /** Where the decision was captured. */
-  source?: string | null;
+  /** Version of the privacy policy or consent text the user saw. */
+  policy_version?: string | null;
   /** When the consent lapses. */
   expires_at?: string | null;
 }
@@ -1324,9 +1320,9 @@ export interface BookingsTypes {
 export interface ConsentsTypes {
   readonly record: ConsentsRecord;
   readonly create: ConsentsCreate;
-  readonly update: ConsentsUpdate;
+  readonly update: never;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "user_id" | "purpose" | "granted" | "source" | "expires_at";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "user_id" | "purpose" | "granted" | "source" | "policy_version" | "expires_at";
   /** Keys `sort` accepts (`-` for descending). */
   readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "purpose" | "-purpose" | "expires_at" | "-expires_at";
   /** Fields `where` may filter on, with the type of their values. */
@@ -1338,6 +1334,7 @@ export interface ConsentsTypes {
     readonly user_id: string;
     readonly purpose: string;
     readonly granted: boolean;
+    readonly policy_version: string;
     readonly expires_at: string | Date;
   };
 }
@@ -1554,8 +1551,8 @@ export interface ResourceClients {
   readonly auditLogs: ResourceApi<AuditLogsTypes, "list" | "get">;
   /** `/v1/bookings`: A reservation of a product for a time range. */
   readonly bookings: ResourceApi<BookingsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
-  /** `/v1/consents`: A user's consent decision for one processing purpose. */
-  readonly consents: ResourceApi<ConsentsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
+  /** `/v1/consents`: A user's consent decision for one processing purpose. Append-only evidence: a withdrawal is a new record with `granted: false`; the newest record per purpose is the current decision. */
+  readonly consents: ResourceApi<ConsentsTypes, "list" | "get" | "create">;
   /** `/v1/legal-holds`: Suspends erasure and retention purges of one record. */
   readonly legalHolds: ResourceApi<LegalHoldsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
   /** `/v1/orders`: A purchase of a product for a time range. */
@@ -1581,7 +1578,7 @@ export const resourceCatalogue = [
   { property: "apiClients", path: "api-clients", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
   { property: "auditLogs", path: "audit-logs", methods: ["list", "get"] },
   { property: "bookings", path: "bookings", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
-  { property: "consents", path: "consents", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
+  { property: "consents", path: "consents", methods: ["list", "get", "create"] },
   { property: "legalHolds", path: "legal-holds", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
   { property: "orders", path: "orders", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
   { property: "products", path: "products", methods: ["list", "get", "create", "update", "updateWithRetry", "delete"] },
