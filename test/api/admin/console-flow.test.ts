@@ -1,5 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
@@ -13,6 +15,16 @@ import { signAssertion } from '../../support/keys.js';
 import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 
 const adminEmail = 'console-admin@example.test';
+const staffEmail = 'console-staff@example.test';
+const shots = fileURLToPath(new URL('../../../docs/admin/', import.meta.url));
+/** Each console page: screenshot name, how to reach it, its heading. */
+const pages = [
+  ['settings', 'Settings', 'Settings'],
+  ['api-clients', 'API Clients', 'API Clients'],
+  ['webhooks', 'Webhooks', 'Webhooks'],
+  ['audit-log', 'Audit log', 'Audit log'],
+  ['security', 'Security', 'Security posture'],
+] as const;
 
 describe('administration console in Chromium: first sign-in to a disabled API client', () => {
   let h: Harness;
@@ -25,6 +37,8 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
     tenant = await h.tenant('Console');
     const scope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
     await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: adminEmail, role: 'admin' });
+    await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: staffEmail, role: 'staff' });
+    await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: 'other-staff@example.test', role: 'staff' });
   });
   afterAll(async () => {
     await h.close();
@@ -115,6 +129,26 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       expect((await h.request({ method: 'GET', url: '/v1/products', token })).statusCode).toBe(401);
       expect(await row.getByRole('button', { name: 'Enable' }).isVisible()).toBe(true);
 
+      // Every page: no serious accessibility violation, at desktop and at phone width; screenshots for the docs.
+      mkdirSync(shots, { recursive: true });
+      for (const [name, link, heading] of pages) {
+        if (link === 'API Clients' || link === 'Webhooks') {
+          await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+          await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: link }).click();
+        } else {
+          await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+        }
+        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        for (const [width, height, suffix] of [[1280, 800, 'desktop'], [390, 844, 'phone']] as const) {
+          await page.setViewportSize({ width, height });
+          expect(await seriousAxeViolations(page), `${name} ${suffix}`).toEqual([]);
+          const widths = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');
+          const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
+          if (suffix === 'phone') expect(widths.scroll, `${name} overflows at phone width: ${wide.join(', ')}`).toBeLessThanOrEqual(widths.inner);
+          await page.screenshot({ path: join(shots, `${name}-${suffix}.png`), fullPage: true });
+        }
+      }
+
       // Signing out leaves nothing behind in storage.
       expect(await page.evaluate<number>('localStorage.length + sessionStorage.length')).toBe(0);
       await page.getByRole('button', { name: 'Sign out' }).click();
@@ -122,6 +156,42 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       expect(problems).toEqual([]);
     } finally {
       await browser.close();
+    }
+  }, 60_000);
+
+  it('keeps non-administrators and signed-out visitors out: the console and the API both refuse', async () => {
+    const address = await h.app.server.listen({ host: '127.0.0.1', port: 0 }).catch(() => `http://127.0.0.1:${(h.app.server.server.address() as { port: number }).port}`);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      // Signed out: every page address shows the sign-in form, and the API refuses without a token.
+      for (const hash of ['#/settings/api-clients', '#/audit-log', '#/security', '#/settings/webhooks']) {
+        await page.goto(`${address}/admin/${hash}`);
+        await page.getByLabel('Tenant ID').waitFor();
+        expect(await page.getByRole('heading', { name: 'API Clients' }).count()).toBe(0);
+      }
+      expect((await h.request({ method: 'GET', url: '/v1/api-clients' })).statusCode).toBe(401);
+      // A staff user gets the code, but the console signs in administrators only.
+      const before = smtp.messages.length;
+      await page.getByLabel('Tenant ID').fill(tenant);
+      await page.getByLabel('E-mail').fill(staffEmail);
+      await page.getByRole('button', { name: 'Send code' }).click();
+      await waitFor(smtp.messages, before + 1);
+      await page.getByLabel('One-time code').fill(codeIn(smtp.messages[before]));
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.getByText('This console is for administrators only.').waitFor();
+      expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    } finally {
+      await browser.close();
+    }
+    // And the API refuses a staff user's token the administrative actions the console uses.
+    const before = smtp.messages.length;
+    const started = await h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel: 'email', destination: 'other-staff@example.test' } });
+    await waitFor(smtp.messages, before + 1);
+    const verified = await h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages[before]) } });
+    const staffToken = verified.json().access_token as string;
+    for (const [method, url] of [['GET', '/v1/api-clients'], ['POST', '/v1/api-clients'], ['GET', '/v1/audit-logs'], ['GET', '/v1/security/json'], ['POST', '/v1/webhooks']] as const) {
+      expect((await h.request({ method, url, token: staffToken, ...(method === 'POST' ? { body: {} } : {}) })).statusCode, `${method} ${url}`).toBe(403);
     }
   }, 60_000);
 });
