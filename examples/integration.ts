@@ -6,12 +6,15 @@
  *   BOOKING_URL=http://localhost:3000 BOOKING_CLIENT_ID=<client_id> BOOKING_KEY_FILE=client.key \
  *     npx tsx examples/integration.ts
  *
- * The client needs products:create products:read products:update bookings:create bookings:list.
- * Receiving webhooks (verifyWebhook) is not shown: the service does not send them yet.
+ * The client needs products:create products:read products:update bookings:create bookings:list
+ * webhooks:create. The example also receives the service's webhooks: it listens on
+ * BOOKING_WEBHOOK_HOST (default 127.0.0.1) and the service must be allowed to reach it
+ * (WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOWED_NETWORKS=127.0.0.1/32 for a local try).
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 // In your own project: import { createClient, ... } from '@booking-service/client';
-import { createClient, ProblemError } from '../packages/client/src/index.js';
+import { createClient, ProblemError, verifyWebhook } from '../packages/client/src/index.js';
 
 function setting(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;
@@ -26,7 +29,30 @@ const client = createClient({
   dpop: process.env.BOOKING_DPOP === 'true',
 });
 
+/** A webhook receiver: verifies every delivery (Standard Webhooks) and remembers its type. */
+const received: string[] = [];
+let secret = '';
+const receiver = createServer((request, response) => {
+  let body = '';
+  request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+  request.on('end', () => {
+    verifyWebhook<{ type: string }>(secret, request.headers as Record<string, string>, body).then(
+      (event) => {
+        received.push(event.payload.type);
+        response.writeHead(204).end();
+      },
+      () => response.writeHead(400).end(),
+    );
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, setting('BOOKING_WEBHOOK_HOST', '127.0.0.1'), resolve));
+const { port } = receiver.address() as { port: number };
+
 try {
+  // 0. Subscribe to new bookings; the signing secret is in the create answer only.
+  const { record: webhook } = await client.webhooks.create({ url: `http://${setting('BOOKING_WEBHOOK_HOST', '127.0.0.1')}:${port}/hooks`, events: ['bookings.created'] });
+  secret = String((webhook as { secret?: string }).secret);
+
   // 1. A product with ten units.
   const { record: product } = await client.products.create({ name: 'Harbour loft', address: 'Kai 4', city: 'Hamburg', zip_code: '20457', total_items: 10 });
 
@@ -50,10 +76,15 @@ try {
   await Promise.all([takeOne(), takeOne(), takeOne()]);
   const { record: after, etag } = await client.products.get(product._id);
 
-  console.log(JSON.stringify({ product_id: product._id, bookings: nights.length, first_night: nights[0], last_night: nights.at(-1), total_items: after.total_items, etag }));
+  // 5. The service delivers a signed webhook per booking (it retries until we answer 2xx).
+  for (let wait = 0; received.length < 7 && wait < 150; wait++) await new Promise((resolve) => setTimeout(resolve, 100));
+
+  console.log(JSON.stringify({ product_id: product._id, bookings: nights.length, first_night: nights[0], last_night: nights.at(-1), total_items: after.total_items, etag, webhooks_verified: received.length }));
 } catch (error) {
   // Problems carry a stable code (and field errors for validation).
   if (error instanceof ProblemError) console.error(`${error.status} ${error.code}: ${error.detail}`, error.errors);
   else console.error(error);
   process.exitCode = 1;
+} finally {
+  receiver.close();
 }

@@ -20,22 +20,25 @@ describe.each([false, true])('examples/integration.ts against the service (DPoP 
   let dir: string;
 
   beforeAll(async () => {
-    service = await listeningService({ env: dpop ? { DPOP_NONCE: 'true' } : {} });
+    service = await listeningService({ env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32', ...(dpop ? { DPOP_NONCE: 'true' } : {}) } });
+    // main.ts starts the dispatcher; this in-process service starts it here.
+    service.h.app.dispatcher.start(100);
     dir = mkdtempSync(join(tmpdir(), 'booking-example-'));
   });
   afterAll(async () => {
+    await service.h.app.dispatcher.stop();
     await service.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates a product, books it, pages the bookings and updates with ETag retries', async () => {
-    const credentials = await service.credentials(['products:create', 'products:read', 'products:update', 'bookings:create', 'bookings:list']);
+  it('creates a product, books it, pages the bookings, updates with ETag retries and receives verified webhooks', async () => {
+    const credentials = await service.credentials(['products:create', 'products:read', 'products:update', 'bookings:create', 'bookings:list', 'webhooks:create']);
     const keyFile = join(dir, 'client.key');
     writeFileSync(keyFile, credentials.privateKey, { mode: 0o600 });
     const run = await runExample({ BOOKING_URL: service.origin, BOOKING_CLIENT_ID: credentials.clientId, BOOKING_KEY_FILE: keyFile, BOOKING_DPOP: String(dpop) });
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout.trim()) as Record<string, unknown>;
-    expect(summary).toMatchObject({ bookings: 7, first_night: '2030-06-01T15:00:00.000Z', last_night: '2030-06-07T15:00:00.000Z', total_items: 7 });
+    expect(summary).toMatchObject({ bookings: 7, first_night: '2030-06-01T15:00:00.000Z', last_night: '2030-06-07T15:00:00.000Z', total_items: 7, webhooks_verified: 7 });
 
     // What the example reports is what the service holds.
     const token = await service.h.bearer(credentials.tenantId, crud('bookings'));
