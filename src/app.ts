@@ -51,6 +51,7 @@ import { UserTokens } from './sign-in/user-tokens.js';
 import { AddressGuard } from './webhooks/address-guard.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookAdmin } from './webhooks/webhook-admin.js';
+import { IncomingWebhooks } from './webhooks/incoming.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
 import { systemClock } from './services/clock.js';
 import type { Clock } from './services/clock.js';
@@ -209,7 +210,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     retrySchedule: config.webhookRetrySchedule, log: server.log, onAttempt: (outcome) => metrics.webhookAttempt(outcome),
   });
   const webhooks = new WebhookAdmin(deps.database, clock, dataKey, dispatcher);
-  await server.register(actionRoutes(actions, { ...services, signIn, webhooks }, new IdempotencyKeys(deps.database, clock)));
+  const incoming = new IncomingWebhooks(deps.database, clock, dataKey, tenants);
+  await server.register(actionRoutes(actions, { ...services, signIn, webhooks, incoming }, new IdempotencyKeys(deps.database, clock)));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
   return { server, dispatcher, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };

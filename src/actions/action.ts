@@ -6,6 +6,7 @@ import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { IncomingWebhooks } from '../webhooks/incoming.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 
@@ -25,6 +26,8 @@ export interface ActionServices {
   readonly apiClients: ApiClientAdmin;
   /** Webhook operations beyond CRUD (absent in the CLI, which runs no dispatcher). */
   readonly webhooks?: WebhookAdmin;
+  /** Incoming webhooks: signature checks and their effects. */
+  readonly incoming?: IncomingWebhooks;
   /** End-user sign-in (absent in the CLI, which signs nobody in). */
   readonly signIn?: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */
@@ -42,6 +45,10 @@ export interface ActionInput {
   readonly ifMatch: string | undefined;
   /** The request path and query as received (pagination links keep the caller's parameters). */
   readonly url: string;
+  /** The body's exact text (signature checks), request headers and source address (after TRUST_PROXY); HTTP only. */
+  readonly rawBody?: string;
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
+  readonly ip?: string;
 }
 
 /** What an action answers: a status, headers, and a JSON value or a stream. */

@@ -1,7 +1,7 @@
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import type { Operation } from '../derive/openapi/types.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound, validationError } from '../http/errors.js';
 import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import { eventNames } from '../webhooks/event-catalogue.js';
@@ -30,8 +30,41 @@ const delivery = {
   },
 };
 
-/** Outgoing webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks"). */
+function incoming(services: ActionServices) {
+  if (!services.incoming) throw new ApiError('service_unavailable', 'Incoming webhooks are not available here');
+  return services.incoming;
+}
+
+function pageParameter(raw: unknown, field: string, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw validationError([{ field, message: `must be a whole number from 1 to ${max}` }]);
+  return Number(raw);
+}
+
+/** Webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
 export const webhookActions: readonly ActionDef[] = [
+  {
+    resource: 'webhooks', name: 'receive', method: 'POST', path: '/v1/webhooks/:id/receive', capability: 'webhooks:receive', rateLimitGroup: 'public', authentication: 'public', stepUp: false, schemas: {},
+    openapi: {
+      operationId: 'receive_webhook', summary: 'Receive an event from a sender (Standard Webhooks or Stripe)', tags: ['webhooks'], parameters: [id],
+      description: 'No token: the signature over the exact body is the authentication (`webhook-*` headers, or `Stripe-Signature`), 300 s tolerance. A duplicate of an accepted event answers 200 and has no second effect.',
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      responses: {
+        200: { description: 'Accepted (or a duplicate of an accepted event).', content: { 'application/json': { schema: { type: 'object', properties: { received: { type: 'boolean' }, event_id: { type: 'string' }, outcome: { type: 'string', enum: ['applied', 'ignored', 'failed'] }, duplicate: { type: 'boolean' } } } } } },
+        ...problems('400', '401', '403', '404', '409', '422'),
+      },
+    },
+    async run(input, services) {
+      return { status: 200, body: await incoming(services).receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
+    },
+  },
+  { ...declare('received', 'GET', '/v1/webhooks/:id/received', 'webhooks:read', {
+    operationId: 'list_received_webhook_events', summary: 'Events an incoming webhook accepted, newest first', parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
+    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { _id: { type: 'string' }, type: { type: 'string' }, received_at: { type: 'string', format: 'date-time' }, outcome: { type: 'string' }, detail: { type: ['string', 'null'] } } } }, total: { type: 'integer' } } } } } }, ...problems('404') },
+  }, async (input, services) => {
+    const page = await incoming(services).received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
+    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+  }), stepUp: false },
   { ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
     operationId: 'list_webhook_events', summary: 'The event names a webhook can subscribe to',
     responses: { 200: { description: 'Every event name.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } } } },

@@ -104,6 +104,19 @@ export interface ServiceTables {
     created_at: number;
     updated_at: number;
   };
+  webhook_received: {
+    webhook_id: string;
+    /** The sender's event id. */
+    event_id: string;
+    /** SHA-256 of the raw body: the same id with another body is refused. */
+    fingerprint: string;
+    /** `processing` while the first delivery runs, then `done`. */
+    state: string;
+    type: string | null;
+    outcome: string | null;
+    detail: string | null;
+    received_at: number;
+  };
   job_leases: {
     job: string;
     holder: string;

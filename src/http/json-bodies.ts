@@ -20,6 +20,8 @@ export function installJsonBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   // `parseAs: 'string'` hands over strings; String() only narrows the declared type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Kept for signature checks over the exact bytes (incoming webhooks).
+    request.rawBody = String(body);
     if (isEmptyDelete(request, String(body))) done(null, undefined);
     else parseJson(request, String(body), done);
   });

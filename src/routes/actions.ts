@@ -18,6 +18,9 @@ function actionInput(request: FastifyRequest): ActionInput {
     body: request.body,
     ifMatch: Array.isArray(ifMatch) ? ifMatch.join(', ') : ifMatch,
     url: request.url,
+    ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }),
+    headers: request.headers,
+    ip: request.ip,
   };
 }
 

@@ -18,7 +18,7 @@ export interface TenantScope {
 }
 
 export interface Principal {
-  readonly actorType: 'client' | 'user' | 'system';
+  readonly actorType: 'client' | 'user' | 'system' | 'webhook';
   readonly actorId: string;
   /** Granted capabilities (token scope). */
   readonly capabilities: ReadonlySet<string>;

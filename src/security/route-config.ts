@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the security pipeline on every protected route. */
     principal: Principal | null;
+    /** The JSON body as received, for signatures over the exact bytes. */
+    rawBody?: string;
   }
 }
 

@@ -110,7 +110,7 @@ export class WebhookDispatcher {
 
   private async activeWebhooks(): Promise<WebhookRow[]> {
     const { dialect } = this.options.database;
-    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem()).scoped(webhooks).selectAll().where('active', '=', dialect.toDb('boolean', true)).execute();
+    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem()).scoped(webhooks).selectAll().where('active', '=', dialect.toDb('boolean', true)).where('direction', '=', 'outgoing').execute();
     return rows.map((row) => ({ _id: String(row._id), tenant_id: (row.tenant_id as string | null) ?? null, url: String(row.url), events: dialect.fromDb('string_list', row.events) as string[] }));
   }
 

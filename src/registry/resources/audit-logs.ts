@@ -10,7 +10,7 @@ export const auditLogs = defineResource({
   systemOwned: true,
   fields: {
     category: { type: 'string', description: 'Retention category: `data` for changes, `security` for security events.', serverOwned: true, filterable: true, sortable: true, gdpr: 'none' },
-    actor_type: { type: 'string', enum: ['client', 'user', 'system'], description: 'Kind of actor.', serverOwned: true, filterable: true, sortable: true, gdpr: 'none' },
+    actor_type: { type: 'string', enum: ['client', 'user', 'system', 'webhook'], description: 'Kind of actor.', serverOwned: true, filterable: true, sortable: true, gdpr: 'none' },
     actor_id: { type: 'string', description: 'Client or user id, or `system`.', serverOwned: true, filterable: true, sortable: true, gdpr: 'pseudonymous' },
     client_ip: { type: 'string', description: 'Source address of the request.', serverOwned: true, nullable: true, filterable: true, gdpr: 'pseudonymous' },
     request_id: { type: 'string', description: 'Request id (also in logs).', serverOwned: true, nullable: true, filterable: true, gdpr: 'none' },

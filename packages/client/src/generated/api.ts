@@ -793,7 +793,7 @@ export interface ApiClientsUpdate {
   disabled?: boolean;
 }
 
-/** An outgoing webhook subscription. */
+/** A webhook: outgoing (the service posts its events to `url`) or incoming (a sender such as Stripe posts to `/v1/webhooks/{id}/receive`). */
 export interface WebhooksRecord {
   /** Record identifier, assigned by the service (UUIDv7). */
   readonly _id: string;
@@ -803,17 +803,23 @@ export interface WebhooksRecord {
   readonly created_at: string;
   /** Time of the last change (ISO 8601, UTC). */
   readonly updated_at: string;
-  /** HTTPS endpoint that receives events. */
-  url: string;
-  /** Event names delivered to the endpoint. */
+  /** `outgoing`: the service sends events to `url`; `incoming`: a sender posts to `/v1/webhooks/{id}/receive`. */
+  direction: "outgoing" | "incoming";
+  /** Outgoing: the HTTPS endpoint that receives events (required). */
+  url?: string | null;
+  /** Outgoing: event names delivered to the endpoint (required). */
   events: string[];
+  /** Incoming: how the sender signs (required for incoming). */
+  scheme?: "standard-webhooks" | "stripe" | null;
+  /** Incoming: source networks (CIDR) allowed to post; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist: string[];
   /** Free text. */
   description?: string | null;
   /** Deliveries are paused when false. */
   active: boolean;
 }
 
-/** An outgoing webhook subscription. In lists, `fields` may select a subset; `_id` is always present. */
+/** A webhook: outgoing (the service posts its events to `url`) or incoming (a sender such as Stripe posts to `/v1/webhooks/{id}/receive`). In lists, `fields` may select a subset; `_id` is always present. */
 export interface WebhooksListItem {
   /** Record identifier, assigned by the service (UUIDv7). */
   readonly _id: string;
@@ -823,10 +829,16 @@ export interface WebhooksListItem {
   readonly created_at?: string;
   /** Time of the last change (ISO 8601, UTC). */
   readonly updated_at?: string;
-  /** HTTPS endpoint that receives events. */
-  url?: string;
-  /** Event names delivered to the endpoint. */
+  /** `outgoing`: the service sends events to `url`; `incoming`: a sender posts to `/v1/webhooks/{id}/receive`. */
+  direction?: "outgoing" | "incoming";
+  /** Outgoing: the HTTPS endpoint that receives events (required). */
+  url?: string | null;
+  /** Outgoing: event names delivered to the endpoint (required). */
   events?: string[];
+  /** Incoming: how the sender signs (required for incoming). */
+  scheme?: "standard-webhooks" | "stripe" | null;
+  /** Incoming: source networks (CIDR) allowed to post; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
   /** Free text. */
   description?: string | null;
   /** Deliveries are paused when false. */
@@ -846,10 +858,18 @@ export interface WebhooksList {
 
 /** Create body of webhooks. Server-owned fields are refused (400). */
 export interface WebhooksCreate {
-  /** HTTPS endpoint that receives events. */
-  url: string;
-  /** Event names delivered to the endpoint. */
-  events: string[];
+  /** `outgoing`: the service sends events to `url`; `incoming`: a sender posts to `/v1/webhooks/{id}/receive`. */
+  direction?: "outgoing" | "incoming";
+  /** Outgoing: the HTTPS endpoint that receives events (required). */
+  url?: string | null;
+  /** Outgoing: event names delivered to the endpoint (required). */
+  events?: string[];
+  /** Incoming: how the sender signs (required for incoming). */
+  scheme?: "standard-webhooks" | "stripe" | null;
+  /** Incoming: source networks (CIDR) allowed to post; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
+  /** Incoming `stripe`: the endpoint secret Stripe shows (`whsec_…`). Never readable afterwards. */
+  secret?: string;
   /** Free text. */
   description?: string | null;
   /** Deliveries are paused when false. */
@@ -858,10 +878,12 @@ export interface WebhooksCreate {
 
 /** Update body of webhooks: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
 export interface WebhooksUpdate {
-  /** HTTPS endpoint that receives events. */
-  url?: string;
-  /** Event names delivered to the endpoint. */
+  /** Outgoing: the HTTPS endpoint that receives events (required). */
+  url?: string | null;
+  /** Outgoing: event names delivered to the endpoint (required). */
   events?: string[];
+  /** Incoming: source networks (CIDR) allowed to post; empty allows any. IPv4 or IPv6 CIDR (a bare address is a single host). */
+  ip_allowlist?: string[];
   /** Free text. */
   description?: string | null;
   /** Deliveries are paused when false. */
@@ -1094,7 +1116,7 @@ export interface AuditLogsRecord {
   /** Retention category: `data` for changes, `security` for security events. */
   readonly category?: string;
   /** Kind of actor. */
-  readonly actor_type?: "client" | "user" | "system";
+  readonly actor_type?: "client" | "user" | "system" | "webhook";
   /** Client or user id, or `system`. */
   readonly actor_id?: string;
   /** Source address of the request. */
@@ -1126,7 +1148,7 @@ export interface AuditLogsListItem {
   /** Retention category: `data` for changes, `security` for security events. */
   readonly category?: string;
   /** Kind of actor. */
-  readonly actor_type?: "client" | "user" | "system";
+  readonly actor_type?: "client" | "user" | "system" | "webhook";
   /** Client or user id, or `system`. */
   readonly actor_id?: string;
   /** Source address of the request. */
@@ -1529,7 +1551,7 @@ export interface WebhooksTypes {
   readonly create: WebhooksCreate;
   readonly update: WebhooksUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "url" | "events" | "description" | "active";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "direction" | "url" | "events" | "scheme" | "ip_allowlist" | "description" | "active";
   /** Keys `sort` accepts (`-` for descending). */
   readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
   /** Fields `where` may filter on, with the type of their values. */
@@ -1538,6 +1560,7 @@ export interface WebhooksTypes {
     readonly tenant_id: string;
     readonly created_at: string | Date;
     readonly updated_at: string | Date;
+    readonly direction: string;
     readonly url: string;
     readonly active: boolean;
   };
@@ -1569,7 +1592,7 @@ export interface ResourceClients {
   readonly tenants: ResourceApi<TenantsTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
   /** `/v1/users`: An end user (guest, staff) of a tenant. */
   readonly users: ResourceApi<UsersTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
-  /** `/v1/webhooks`: An outgoing webhook subscription. */
+  /** `/v1/webhooks`: A webhook: outgoing (the service posts its events to `url`) or incoming (a sender such as Stripe posts to `/v1/webhooks/{id}/receive`). */
   readonly webhooks: ResourceApi<WebhooksTypes, "list" | "get" | "create" | "update" | "updateWithRetry" | "delete">;
 }
 

@@ -1,0 +1,167 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { runUnitOfWork } from '../data/unit-of-work.js';
+import { ApiError, notFound, validationError } from '../http/errors.js';
+import { getResource } from '../registry/index.js';
+import type { DataKey } from '../security/data-key.js';
+import { IpAllowlist } from '../security/ip-allowlist.js';
+import { asSystem } from '../security/principal.js';
+import type { Principal } from '../security/principal.js';
+import type { TenantDirectory } from '../security/tenant-directory.js';
+import type { Clock } from '../services/clock.js';
+import type { RequestContext } from '../services/request-context.js';
+import { signatureHeader } from './signature.js';
+
+const webhooks = getResource('webhooks');
+const orders = getResource('orders');
+const toleranceSeconds = 300;
+
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** The sender's event, once its signature checked out. */
+interface SignedEvent {
+  readonly id: string;
+  readonly type: string;
+  /** The order the event pays for, if it is a payment event. */
+  readonly orderId: string | undefined;
+}
+
+function one(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function parseJson(body: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(body) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
+}
+
+const unauthorized = (detail: string) => new ApiError('unauthenticated', detail);
+
+/** Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64>` …). */
+function standardWebhooks(secret: string, headers: Headers, body: string, nowSeconds: number): SignedEvent {
+  const id = one(headers, 'webhook-id');
+  const timestamp = one(headers, 'webhook-timestamp');
+  const signatures = one(headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200) throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
+  const expected = signatureHeader([secret], id, Number(timestamp), body);
+  if (!signatures.split(' ').some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
+  const payload = parseJson(body);
+  const data = payload.data as Record<string, unknown> | undefined;
+  return { id, type: String(payload.type ?? ''), orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
+}
+
+/** Stripe: `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]`. */
+function stripe(secret: string, headers: Headers, body: string, nowSeconds: number): SignedEvent {
+  const header = one(headers, 'stripe-signature');
+  const parts = (header ?? '').split(',').map((part) => part.trim().split('='));
+  const timestamp = parts.find(([key]) => key === 't')?.[1];
+  const signatures = parts.filter(([key]) => key === 'v1').map(([, value]) => value ?? '');
+  if (!timestamp || !/^\d{1,15}$/.test(timestamp) || signatures.length === 0) throw validationError([{ field: 'Stripe-Signature', message: 'must be t=<timestamp>,v1=<signature>' }]);
+  if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('The Stripe-Signature timestamp is outside the 300 s tolerance');
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  if (!signatures.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
+  const payload = parseJson(body);
+  const object = (payload.data as { object?: { metadata?: Record<string, unknown> } } | undefined)?.object;
+  const orderId = object?.metadata?.order_id;
+  if (typeof payload.id !== 'string' || payload.id.length > 200) throw validationError([{ field: 'id', message: 'the event needs an id' }]);
+  return { id: payload.id, type: String(payload.type ?? ''), orderId: typeof orderId === 'string' ? orderId : undefined };
+}
+
+/** Event types that pay for an order, per scheme (CONTRACT.md "Incoming webhooks"). */
+const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
+  stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed']),
+  'standard-webhooks': new Set(['orders.paid']),
+};
+
+/**
+ * Incoming webhooks: the signature over the exact body is the authentication (constant-time
+ * compare, 300 s tolerance), the source address must be in the webhook's allowlist, and an
+ * event id is processed once — the first delivery claims it with one atomic insert; a
+ * repeat while it runs is a 409, with another body a 422, after it a 200 with no effect.
+ * Payment events confirm the webhook's tenant's order, audited with the webhook as actor.
+ */
+export class IncomingWebhooks {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly dataKey: DataKey,
+    private readonly tenants: TenantDirectory,
+  ) {}
+
+  async receive(id: string, rawBody: string | undefined, headers: Headers, ip: string): Promise<{ received: true; event_id: string; outcome: string; duplicate?: true }> {
+    const system = new ScopedQueries(this.database.db, this.database.dialect, asSystem());
+    const hook = await system.find(webhooks, id);
+    const { dialect } = this.database;
+    if (!hook || hook.direction !== 'incoming' || dialect.fromDb('boolean', hook.active) !== true) throw notFound('webhooks');
+    if (!new IpAllowlist(dialect.fromDb('string_list', hook.ip_allowlist) as string[] ?? []).allows(ip)) throw new ApiError('ip_not_allowed', 'Deliveries to this webhook are not allowed from this address');
+    const stored = await this.database.db.selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', id).executeTakeFirst();
+    if (!stored || rawBody === undefined) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
+    const secret = this.dataKey.decrypt(stored.secret);
+    const now = this.clock.now();
+    const event = hook.scheme === 'stripe' ? stripe(secret, headers, rawBody, Math.floor(now / 1000)) : standardWebhooks(secret, headers, rawBody, Math.floor(now / 1000));
+    const fingerprint = createHash('sha256').update(rawBody).digest('base64url');
+    const claimed = await this.database.db
+      .insertInto('webhook_received')
+      .values({ webhook_id: id, event_id: event.id, fingerprint, state: 'processing', type: event.type, outcome: null, detail: null, received_at: now })
+      .onConflict((conflict) => conflict.columns(['webhook_id', 'event_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) {
+      const seen = await this.database.db.selectFrom('webhook_received').selectAll().where('webhook_id', '=', id).where('event_id', '=', event.id).executeTakeFirstOrThrow();
+      if (seen.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This event id was received before with a different body');
+      if (seen.state !== 'done') throw new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
+      return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
+    }
+    let outcome: { outcome: string; detail: string | null };
+    try {
+      outcome = await this.apply(hook, event);
+    } catch (error) {
+      // Let the sender retry: the claim goes, nothing was applied.
+      await this.database.db.deleteFrom('webhook_received').where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
+      throw error;
+    }
+    await this.database.db.updateTable('webhook_received').set({ state: 'done', ...outcome }).where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
+    return { received: true, event_id: event.id, outcome: outcome.outcome };
+  }
+
+  /** What the event does: a payment confirms the order; anything else is recorded and ignored. */
+  private async apply(hook: Record<string, unknown>, event: SignedEvent): Promise<{ outcome: string; detail: string | null }> {
+    if (!paymentTypes[String(hook.scheme)]?.has(event.type)) return { outcome: 'ignored', detail: `no effect for ${event.type.slice(0, 80)}` };
+    if (!event.orderId) return { outcome: 'failed', detail: 'the event names no order (metadata.order_id / data.order_id)' };
+    const scope = await this.tenants.resolve((hook.tenant_id as string | null) ?? null);
+    if (!scope) return { outcome: 'failed', detail: 'the webhook\'s tenant no longer exists' };
+    const principal: Principal = Object.freeze({ actorType: 'webhook', actorId: String(hook._id), capabilities: new Set(['orders:update']), home: scope, scope, unrestricted: false });
+    const orderId = event.orderId;
+    return runUnitOfWork(this.database, this.clock, { principal, clientIp: null, requestId: null }, async (unit) => {
+      const order = await unit.find(orders, orderId, { lock: 'update' });
+      if (!order) return { outcome: 'failed', detail: `no order ${orderId.slice(0, 60)} in this webhook's tenant` };
+      if (order.status === 'confirmed') return { outcome: 'ignored', detail: 'order already confirmed' };
+      await unit.update(orders, order, String(order.etag), { status: 'confirmed' }, { action: 'update' });
+      return { outcome: 'applied', detail: `order ${orderId} confirmed` };
+    });
+  }
+
+  /** The events a webhook received, newest first (tenant-scoped like the webhook). */
+  async received(context: RequestContext, id: string, page: number, perPage: number) {
+    const hook = await new ScopedQueries(this.database.db, this.database.dialect, context.principal).find(webhooks, id);
+    if (!hook) throw notFound('webhooks');
+    const base = this.database.db.selectFrom('webhook_received').where('webhook_id', '=', id);
+    const rows = await base.selectAll().orderBy('received_at', 'desc').limit(perPage).offset((page - 1) * perPage).execute();
+    const total = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const items = rows.map((row) => ({ _id: row.event_id, type: row.type, received_at: new Date(Number(row.received_at)).toISOString(), outcome: row.outcome ?? 'processing', detail: row.detail }));
+    return { items, total, page, per_page: perPage };
+  }
+}

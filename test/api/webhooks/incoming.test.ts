@@ -1,0 +1,89 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects } from '../../support/databases.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { expectProblem } from '../../support/problem.js';
+
+const stripeSecret = 'whsec_stripe_test_secret_0123456789';
+
+function stripeSignature(body: string, at = Math.floor(Date.now() / 1000), secret = stripeSecret): string {
+  return `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
+}
+
+describe.each(dialects)('incoming webhooks on %s', (dialect) => {
+  let h: Harness;
+  let token: string;
+  let product: string;
+
+  beforeAll(async () => {
+    h = await createHarness(dialect);
+    token = await h.bearer(await h.tenant('Payments'), [...crud('products'), ...crud('orders'), 'webhooks:create', 'webhooks:read']);
+    product = (await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Loft', address: 'a', city: 'c', zip_code: '1', total_items: 1 } })).json()._id;
+  });
+  afterAll(() => h.close());
+
+  const order = async () => (await h.request({ method: 'POST', url: '/v1/orders', token, body: { product_id: product, start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-02T10:00:00Z' } })).json()._id as string;
+  const statusOf = async (id: string) => (await h.request({ method: 'GET', url: `/v1/orders/${id}`, token })).json().status as string;
+  const receive = (id: string, body: string, headers: Record<string, string>) => h.request({ method: 'POST', url: `/v1/webhooks/${id}/receive`, body, headers: { 'content-type': 'application/json', ...headers } });
+
+  it('Standard Webhooks: a signed orders.paid confirms the order once, audited with the webhook as actor', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } });
+    expect(created.statusCode, created.body).toBe(201);
+    const { _id: hookId, secret } = created.json() as { _id: string; secret: string };
+    const orderId = await order();
+    const body = JSON.stringify({ type: 'orders.paid', timestamp: new Date().toISOString(), data: { order_id: orderId } });
+    const sender = new Webhook(secret);
+    const at = new Date();
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sender.sign('msg_1', at, body) };
+    const first = await receive(hookId, body, headers);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ received: true, event_id: 'msg_1', outcome: 'applied' });
+    expect(await statusOf(orderId)).toBe('confirmed');
+    const audit = await h.database.db.selectFrom('audit_logs').select(['actor_type', 'actor_id']).where('record_id', '=', orderId).where('action', '=', 'update').execute();
+    expect(audit).toEqual([{ actor_type: 'webhook', actor_id: hookId }]);
+    // A duplicate: 200, no second effect.
+    const again = await receive(hookId, body, headers);
+    expect(again.json()).toMatchObject({ duplicate: true, outcome: 'applied' });
+    expect(await h.database.db.selectFrom('audit_logs').select('_id').where('record_id', '=', orderId).where('action', '=', 'update').execute()).toHaveLength(1);
+    // The same id with another body.
+    const other = JSON.stringify({ type: 'orders.paid', data: { order_id: 'x' } });
+    expectProblem(await receive(hookId, other, { ...headers, 'webhook-signature': sender.sign('msg_1', at, other) }), 422, 'idempotency_key_reused');
+    // Bad or missing signatures, stale timestamps, unknown webhooks.
+    expectProblem(await receive(hookId, body, { ...headers, 'webhook-signature': 'v1,AAAA' }), 401, 'unauthenticated');
+    expectProblem(await receive(hookId, body, { 'webhook-id': 'msg_2' }), 400, 'validation_failed');
+    const old = new Date(Date.now() - 600_000);
+    expectProblem(await receive(hookId, body, { 'webhook-id': 'msg_3', 'webhook-timestamp': String(Math.floor(old.getTime() / 1000)), 'webhook-signature': sender.sign('msg_3', old, body) }), 401, 'unauthenticated');
+    expectProblem(await receive('01890000-0000-7000-8000-000000000000', body, headers), 404, 'not_found');
+    const listed = (await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/received`, token })).json();
+    expect(listed.items).toEqual([expect.objectContaining({ _id: 'msg_1', type: 'orders.paid', outcome: 'applied' })]);
+  });
+
+  it('Stripe: payment_intent.succeeded with metadata.order_id confirms; two identical deliveries in parallel have one effect', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).not.toHaveProperty('secret');
+    const hookId = created.json()._id as string;
+    const orderId = await order();
+    const body = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: { metadata: { order_id: orderId } } } });
+    const headers = { 'stripe-signature': stripeSignature(body) };
+    const answers = await Promise.all([receive(hookId, body, headers), receive(hookId, body, headers)]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual(answers.some((a) => a.statusCode === 409) ? [200, 409] : [200, 200]);
+    expect(await statusOf(orderId)).toBe('confirmed');
+    expect(await h.database.db.selectFrom('audit_logs').select('_id').where('record_id', '=', orderId).where('action', '=', 'update').execute()).toHaveLength(1);
+    const ignored = JSON.stringify({ id: 'evt_2', type: 'customer.created', data: { object: {} } });
+    expect((await receive(hookId, ignored, { 'stripe-signature': stripeSignature(ignored) })).json()).toMatchObject({ outcome: 'ignored' });
+    expectProblem(await receive(hookId, body, { 'stripe-signature': stripeSignature(body, undefined, 'whsec_wrong') }), 401, 'unauthenticated');
+    expectProblem(await receive(hookId, body, { 'stripe-signature': 'garbage' }), 400, 'validation_failed');
+  });
+
+  it('refuses senders outside the allowlist and checks the shape of incoming webhooks', async () => {
+    const guarded = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret, ip_allowlist: ['10.0.0.0/8'] } });
+    const body = JSON.stringify({ id: 'evt_9', type: 'payment_intent.succeeded', data: { object: {} } });
+    expectProblem(await receive(guarded.json()._id, body, { 'stripe-signature': stripeSignature(body) }), 403, 'ip_not_allowed');
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe' } }), 400, 'validation_failed');
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks', url: 'https://example.com/x' } }), 400, 'validation_failed');
+    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { events: ['ping'] } }), 400, 'validation_failed');
+  });
+});
