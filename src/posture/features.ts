@@ -42,7 +42,7 @@ const implemented = {
   security_txt: true,
   user_totp_2fa: findAction('users.totp-verify') !== undefined,
   gdpr_erasure: findAction('users.erase') !== undefined,
-  webhook_delivery: false,
+  webhook_delivery: findAction('webhooks.test') !== undefined,
   built_in_backups: false,
 } as const;
 
