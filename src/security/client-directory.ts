@@ -1,5 +1,6 @@
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
+import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
 import { getResource } from '../registry/index.js';
 import { asSystem } from './principal.js';
 import type { Level } from './principal.js';
@@ -16,9 +17,6 @@ export interface ClientState {
 }
 
 const apiClients = getResource('api-clients');
-// Record ids are short printable ASCII. Anything else names no client, and must not reach
-// the database: PostgreSQL refuses a NUL byte in text with an error, not an empty result.
-const plausibleId = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * API client lookups for authentication, cached briefly. A change to a client is announced
@@ -27,27 +25,24 @@ const plausibleId = /^[\x21-\x7e]{1,200}$/;
  * feed reaches (another process on the same SQLite file).
  */
 export class ClientDirectory {
-  private readonly cache = new Map<string, { state: ClientState | undefined; until: number }>();
-
+  private readonly cache: TtlCache<ClientState>;
   private readonly queries: ScopedQueries;
 
-  constructor(
-    database: Database,
-    private readonly ttlMs = 5_000,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(database: Database, ttlMs = 5_000, now: () => number = Date.now) {
+    this.cache = new TtlCache(ttlMs, now);
     this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
   }
 
   /** A live client by id (unscoped: authentication precedes any tenant scope). */
   async get(clientId: string): Promise<ClientState | undefined> {
     if (typeof clientId !== 'string' || !plausibleId.test(clientId)) return undefined;
-    const now = this.now();
-    const cached = this.cache.get(clientId);
-    if (cached && cached.until > now) return cached.state;
+    return this.cache.get(clientId, (id) => this.load(id));
+  }
+
+  private async load(clientId: string): Promise<ClientState | undefined> {
     const { dialect } = this.queries;
     const row = await this.queries.scoped(apiClients).select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist']).where('_id', '=', clientId).executeTakeFirst();
-    const state: ClientState | undefined = row && {
+    return row && {
       clientId,
       tenantId: (row.tenant_id as string | null) ?? null,
       level: row.level as Level,
@@ -55,13 +50,10 @@ export class ClientDirectory {
       disabled: dialect.fromDb('boolean', row.disabled) === true,
       allowlist: new IpAllowlist(dialect.fromDb('string_list', row.ip_allowlist) as string[]),
     };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(clientId, { state, until: now + this.ttlMs });
-    return state;
   }
 
   /** Drops a cached client after it changed. */
   forget(clientId: string): void {
-    this.cache.delete(clientId);
+    this.cache.forget(clientId);
   }
 }

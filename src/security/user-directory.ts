@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
+import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
 import { getResource } from '../registry/index.js';
 import { isRole } from '../registry/roles.js';
 import type { Role } from '../registry/roles.js';
@@ -20,34 +21,26 @@ export interface UserState {
 }
 
 const users = getResource('users');
-const plausibleId = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * Users by id, for authentication and sign-in; cached briefly like API clients and
  * dropped on every committed change (the change feed reaches every instance).
  */
 export class UserDirectory {
-  private readonly cache = new Map<string, { state: UserState | undefined; until: number }>();
+  private readonly cache: TtlCache<UserState>;
   private readonly queries: ScopedQueries;
 
-  constructor(
-    database: Database,
-    private readonly ttlMs = 5_000,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(database: Database, ttlMs = 5_000, now: () => number = Date.now) {
+    this.cache = new TtlCache(ttlMs, now);
     this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
   }
 
   async get(userId: string): Promise<UserState | undefined> {
     if (typeof userId !== 'string' || !plausibleId.test(userId)) return undefined;
-    const now = this.now();
-    const cached = this.cache.get(userId);
-    if (cached && cached.until > now) return cached.state;
-    const row = await this.queries.scoped(users).selectAll().where('_id', '=', userId).executeTakeFirst();
-    const state = row ? toState(row, this.queries.dialect.fromDb('boolean', row.totp_enabled) === true) : undefined;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(userId, { state, until: now + this.ttlMs });
-    return state;
+    return this.cache.get(userId, async (id) => {
+      const row = await this.queries.scoped(users).selectAll().where('_id', '=', id).executeTakeFirst();
+      return row ? toState(row, this.queries.dialect.fromDb('boolean', row.totp_enabled) === true) : undefined;
+    });
   }
 
   /** The live users of a tenant with this e-mail address or phone number (case-insensitive e-mail). */
@@ -61,7 +54,7 @@ export class UserDirectory {
   }
 
   forget(userId: string): void {
-    this.cache.delete(userId);
+    this.cache.forget(userId);
   }
 }
 

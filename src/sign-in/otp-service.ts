@@ -144,7 +144,8 @@ export class OtpService {
   }
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
+/** A request body that must be a JSON object (400 otherwise). */
+export function objectBody(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
   return body as Record<string, unknown>;
 }

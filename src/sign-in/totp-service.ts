@@ -8,7 +8,7 @@ import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory, UserState } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
-import { invalidGrant, otpPolicy } from './otp-service.js';
+import { invalidGrant, objectBody, otpPolicy } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
 const users = getResource('users');
@@ -172,11 +172,6 @@ export class TotpService {
       await unit.invalidate('user', user.userId);
     });
   }
-}
-
-function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
-  return body as Record<string, unknown>;
 }
 
 function parseCode(body: unknown, field: string): string {
