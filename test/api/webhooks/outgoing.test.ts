@@ -23,6 +23,7 @@ async function receiver() {
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
       hits.push({ path: request.url ?? '', headers: request.headers, body });
+      if (request.url === '/redirect') return void response.writeHead(307, { location: '/products' }).end();
       response.writeHead(answers[request.url ?? '']?.shift() ?? 204).end('x'.repeat(5000));
     });
   });
@@ -135,5 +136,37 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     const hit = rx.hits.filter((h2) => h2.path === '/rotated').at(-1);
     expect(String(hit?.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const secret of [fresh, hook.secret]) expect(() => new Webhook(secret).verify(hit?.body ?? '', hit?.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('never follows a redirect, keeps only the start of an answer, and reports deliveries on /metrics', async () => {
+    const hook = await subscribe('/redirect', ['ping']);
+    await h.request({ method: 'POST', url: `/v1/webhooks/${hook._id}/test`, token });
+    const before = rx.hits.filter((hit) => hit.path === '/products').length;
+    await h.app.dispatcher.runOnce();
+    expect(rx.hits.filter((hit) => hit.path === '/redirect')).toHaveLength(1);
+    expect(rx.hits.filter((hit) => hit.path === '/products')).toHaveLength(before);
+    expect((await deliveries(hook._id)).items[0]).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 307 });
+    const stored = await h.database.db.selectFrom('webhook_deliveries').select('last_error').where('webhook_id', '=', hook._id).executeTakeFirstOrThrow();
+    expect(String(stored.last_error).length).toBeLessThanOrEqual(1024);
+    const metrics = (await h.request({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/webhook_deliveries_total\{outcome="retrying"\} [1-9]/);
+    expect(metrics).toMatch(/webhook_queue_depth [1-9]/);
+    expect(metrics).toMatch(/webhook_oldest_pending_age_seconds \d/);
+  });
+});
+
+describe('webhook URLs without WEBHOOK_ALLOW_HTTP', () => {
+  it('accept https only, and refuse loopback and private addresses', async () => {
+    const h = await createHarness('sqlite');
+    try {
+      const token = await h.bearer(await h.tenant('Strict'), ['webhooks:create']);
+      for (const url of ['http://93.184.216.34/hook', 'https://127.0.0.1/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest', 'https://10.0.0.1/x', 'https://[::ffff:127.0.0.1]/x']) {
+        expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url, events: ['ping'] } }), 400, 'validation_failed');
+      }
+      expect((await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: 'https://93.184.216.34/hook', events: ['ping'] } })).statusCode).toBe(201);
+    } finally {
+      await h.close();
+    }
   });
 });
