@@ -119,7 +119,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     poolStats: deps.database.poolStats?.bind(deps.database),
     webhookQueue: async () => {
       const row = await deps.database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
-      return { depth: Number(row?.depth ?? 0), oldestAgeMs: row?.oldest === null || row?.oldest === undefined ? 0 : Math.max(0, clock.now() - Number(row.oldest)) };
+      const oldest = row?.oldest === null || row?.oldest === undefined ? Number.NaN : Date.parse(String(row.oldest));
+      return { depth: Number(row?.depth ?? 0), oldestAgeMs: Number.isNaN(oldest) ? 0 : Math.max(0, clock.now() - oldest) };
     },
   });
   const tenants = new TenantDirectory(deps.database);

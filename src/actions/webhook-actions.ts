@@ -1,5 +1,7 @@
 import { problems } from '../derive/openapi/problems.js';
+import { listParameters } from '../derive/openapi/list-parameters.js';
 import { ref } from '../derive/openapi/types.js';
+import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import type { Operation } from '../derive/openapi/types.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { paginationHeaders } from '../http/pagination.js';
@@ -74,7 +76,7 @@ export const webhookActions: readonly ActionDef[] = [
     responses: { 200: { description: 'The new secret.', content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } } }, ...problems('404') },
   }, async (input, services) => ({ status: 200, body: await admin(services).rotateSecret(input.context, idOf(input)) })),
   { ...declare('deliveries', 'GET', '/v1/webhooks/:id/deliveries', 'webhooks:read', {
-    operationId: 'list_webhook_deliveries', summary: 'Deliveries of a webhook, newest first', parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page'), { name: 'status', in: 'query', schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } }, { name: 'type', in: 'query', schema: { type: 'string' } }],
+    operationId: 'list_webhook_deliveries', summary: 'Deliveries of a webhook, newest first', description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.', parameters: [id, ...listParameters(webhookDeliveries)],
     responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
   }, async (input, services) => {
     const page = await admin(services).deliveries(input.context, idOf(input), input.query);

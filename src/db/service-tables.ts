@@ -100,9 +100,10 @@ export interface ServiceTables {
     attempts: number;
     last_status_code: number | null;
     last_error: string | null;
-    next_attempt_at: number | null;
-    created_at: number;
-    updated_at: number;
+    /** Timestamps as the dialect stores them (the list query language reads these). */
+    next_attempt_at: unknown;
+    created_at: unknown;
+    updated_at: unknown;
   };
   webhook_received: {
     webhook_id: string;

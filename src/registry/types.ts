@@ -94,7 +94,9 @@ export type ResourceName =
   | 'consents'
   | 'legal-holds'
   | 'retention-policies'
-  | 'audit-logs';
+  | 'audit-logs'
+  /** A sub-collection (`/v1/webhooks/{id}/deliveries`): described like a resource for its list query language, not one of the 13. */
+  | 'webhook-deliveries';
 
 export interface ResourceSpec {
   /** Path segment under `/v1` and capability prefix. */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { storedFields } from '../db/schema.js';
 import { compileFilter, compileSort } from '../query/compile-filter.js';
@@ -17,9 +18,11 @@ export interface Page {
  * The page query can walk a sort index and stop after one page; the count runs only when
  * the page is full (or empty past the start), from the same filtered base.
  */
-export async function listRows(queries: ScopedQueries, resource: ResourceDef, query: ListQuery, counts?: CountCache): Promise<Page> {
+export async function listRows(queries: ScopedQueries, resource: ResourceDef, query: ListQuery, counts?: CountCache, within?: Expression<SqlBool>): Promise<Page> {
   const filter = query.filter ? compileFilter(query.filter, resource, queries.dialect) : null;
   let base = queries.scoped(resource);
+  // A sub-collection's parent (a webhook's deliveries).
+  if (within) base = base.where(within);
   if (filter) base = base.where(filter);
 
   const columns = query.fields ? storedFields(resource).filter((f) => query.fields?.includes(f) || f === '_id') : storedFields(resource);

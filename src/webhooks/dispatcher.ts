@@ -105,7 +105,13 @@ export class WebhookDispatcher {
   }
 
   private delivery(hook: WebhookRow, eventId: string, type: string, payload: string, now: number) {
-    return { _id: `msg_${randomUUID()}`, tenant_id: hook.tenant_id, webhook_id: hook._id, event_id: eventId, type, payload, status: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_at: now, created_at: now, updated_at: now };
+    const at = this.timestamp(now);
+    return { _id: `msg_${randomUUID()}`, tenant_id: hook.tenant_id, webhook_id: hook._id, event_id: eventId, type, payload, status: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_at: at, created_at: at, updated_at: at };
+  }
+
+  /** A time as the dialect stores timestamps (the deliveries list filters on them). */
+  private timestamp(ms: number): unknown {
+    return this.options.database.dialect.toDb('timestamp', new Date(ms).toISOString());
   }
 
   private async activeWebhooks(): Promise<WebhookRow[]> {
@@ -125,14 +131,14 @@ export class WebhookDispatcher {
   private async sendDue(batch = 50): Promise<void> {
     const { database, clock } = this.options;
     const now = clock.now();
-    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(batch).execute();
+    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(batch).execute();
     await Promise.all(
       due.map(async (delivery) => {
         const claimed = await database.db
           .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: now + this.options.timeoutMs + 60_000 })
+          .set({ next_attempt_at: this.timestamp(now + this.options.timeoutMs + 60_000) })
           .where('_id', '=', delivery._id)
-          .where('next_attempt_at', '=', Number(delivery.next_attempt_at))
+          .where('next_attempt_at', '=', delivery.next_attempt_at)
           .where('status', '=', 'pending')
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 1) await this.attempt(delivery);
@@ -172,13 +178,13 @@ export class WebhookDispatcher {
       await this.record(delivery, { status: 'failed', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: null }, now);
       this.options.onAttempt?.('failed');
     } else {
-      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: now + wait * 1000 }, now);
+      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: this.timestamp(now + wait * 1000) }, now);
       this.options.onAttempt?.('retrying');
     }
   }
 
   private async record(delivery: { _id: string }, changes: Record<string, unknown>, now: number): Promise<void> {
-    await this.options.database.db.updateTable('webhook_deliveries').set({ ...changes, updated_at: now }).where('_id', '=', delivery._id).execute();
+    await this.options.database.db.updateTable('webhook_deliveries').set({ ...changes, updated_at: this.timestamp(now) }).where('_id', '=', delivery._id).execute();
   }
 
   /** 410 Gone: the receiver wants no more; `active: false`, audited as the system. */

@@ -1,7 +1,13 @@
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
-import { notFound, validationError } from '../http/errors.js';
+import { sql } from 'kysely';
+import type { SqlBool } from 'kysely';
+import { notFound } from '../http/errors.js';
+import { parseListQuery } from '../query/parse-list-query.js';
+import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
+import { listRows } from '../services/list-records.js';
+import { rowToRecord } from '../services/record-codec.js';
 import type { QueryString } from '../query/list-query.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
@@ -14,19 +20,6 @@ const webhooks = getResource('webhooks');
 
 /** How long the previous secret keeps signing after a rotation. */
 export const rotationOverlapMs = 24 * 60 * 60 * 1000;
-
-/** A delivery as the API shows it (never its payload or the receiver's full answer). */
-export interface DeliveryView {
-  readonly _id: string;
-  readonly event_id: string;
-  readonly type: string;
-  readonly status: string;
-  readonly attempts: number;
-  readonly last_status_code: number | null;
-  readonly last_error: string | null;
-  readonly next_attempt_at: string | null;
-  readonly created_at: string;
-}
 
 /**
  * The webhook operations beyond CRUD. Each first finds the webhook in the caller's
@@ -58,36 +51,26 @@ export class WebhookAdmin {
     });
   }
 
-  async deliveries(context: RequestContext, id: string, query: QueryString): Promise<{ items: DeliveryView[]; total: number; page: number; per_page: number }> {
+  /** One page of a webhook's deliveries, with the full list query language (filters, sort, fields, paging). */
+  async deliveries(context: RequestContext, id: string, query: QueryString): Promise<{ items: Record<string, unknown>[]; total: number; page: number; per_page: number }> {
     await this.webhook(context, id);
-    const one = (name: string): string | undefined => {
-      const value = query[name];
-      if (Array.isArray(value)) throw validationError([{ field: name, message: 'may be given once' }]);
-      return value as string | undefined;
-    };
-    const page = positive(one('page'), 'page', 1, 1_000_000);
-    const perPage = positive(one('per_page'), 'per_page', 25, 100);
-    const status = one('status');
-    const type = one('type');
-    if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) throw validationError([{ field: 'status', message: 'must be pending, succeeded or failed' }]);
-    let base = this.database.db.selectFrom('webhook_deliveries').where('webhook_id', '=', id);
-    if (status !== undefined) base = base.where('status', '=', status);
-    if (type !== undefined) base = base.where('type', '=', type);
-    const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('_id', 'desc').limit(perPage).offset((page - 1) * perPage).execute();
-    const total = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const items = rows.map((row) => ({
-      _id: row._id, event_id: row.event_id, type: row.type, status: row.status, attempts: row.attempts, last_status_code: row.last_status_code, last_error: row.last_error,
-      next_attempt_at: row.status === 'pending' && row.next_attempt_at !== null ? new Date(Number(row.next_attempt_at)).toISOString() : null,
-      created_at: new Date(Number(row.created_at)).toISOString(),
-    }));
-    return { items, total, page, per_page: perPage };
+    const parsed = parseListQuery(webhookDeliveries, query);
+    const queries = new ScopedQueries(this.database.db, this.database.dialect, context.principal);
+    const page = await listRows(queries, webhookDeliveries, parsed, undefined, sql<SqlBool>`${sql.ref('webhook_id')} = ${id}`);
+    const items = page.rows.map((row) => rowToRecord(webhookDeliveries, this.database.dialect, row));
+    if (parsed.fields) {
+      const keep = new Set(parsed.fields);
+      for (const item of items) for (const key of Object.keys(item)) if (!keep.has(key)) delete item[key];
+    }
+    return { items, total: page.total, page: parsed.page, per_page: parsed.perPage };
   }
 
   /** Schedules a new attempt of a delivery now (also of a failed one). */
   async retry(context: RequestContext, id: string, deliveryId: string): Promise<void> {
     await this.webhook(context, id);
     const now = this.clock.now();
-    const result = await this.database.db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+    const at = this.database.dialect.toDb('timestamp', new Date(now).toISOString());
+    const result = await this.database.db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: at, updated_at: at }).where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw notFound('webhooks');
   }
 
@@ -102,10 +85,4 @@ export class WebhookAdmin {
     if (!row) throw notFound('webhooks');
     return row;
   }
-}
-
-function positive(raw: string | undefined, field: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw validationError([{ field, message: `must be a whole number from 1 to ${max}` }]);
-  return Number(raw);
 }

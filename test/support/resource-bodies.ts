@@ -43,13 +43,14 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
     case 'retention-policies':
       return { category: 'data', retention_days: 30 };
     case 'audit-logs':
-      throw new Error('audit-logs are read-only');
+    case 'webhook-deliveries':
+      throw new Error(`${resource} are read-only`);
   }
 }
 
 /** A valid PATCH body of each writable resource (a mutable, non-sensitive field). */
 export function patchBody(resource: ResourceName): Record<string, unknown> {
-  const bodies: Record<Exclude<ResourceName, 'audit-logs'>, Record<string, unknown>> = {
+  const bodies: Record<Exclude<ResourceName, 'audit-logs' | 'webhook-deliveries'>, Record<string, unknown>> = {
     tenants: { name: 'Renamed' },
     products: { name: 'Renamed' },
     users: { locale: 'de' },
@@ -63,6 +64,6 @@ export function patchBody(resource: ResourceName): Record<string, unknown> {
     'legal-holds': { reason: 'changed' },
     'retention-policies': { retention_days: 10 },
   };
-  if (resource === 'audit-logs') throw new Error('audit-logs are read-only');
+  if (resource === 'audit-logs' || resource === 'webhook-deliveries') throw new Error(`${resource} are read-only`);
   return bodies[resource];
 }

@@ -5,10 +5,13 @@ import type { Db, SqlDialect } from '../dialect.js';
 /**
  * Outgoing webhook deliveries and signing secrets. Secrets live apart from the webhook
  * records (encrypted under the data key), so no read, list, export or audit entry of a
- * webhook can carry one. Times are epoch milliseconds.
+ * webhook can carry one. Delivery columns are typed like the registry's
+ * (`registry/sub-collections/webhook-deliveries.ts`), so the list query language applies;
+ * `previous_until` is epoch milliseconds.
  */
 export function webhooksMigration(dialect: SqlDialect): Migration {
   const text = sql.raw(dialect.columnType('string'));
+  const timestamp = sql.raw(dialect.columnType('timestamp'));
   return {
     async up(db: Db) {
       await db.schema
@@ -30,9 +33,9 @@ export function webhooksMigration(dialect: SqlDialect): Migration {
         .addColumn('attempts', 'integer', (c) => c.notNull())
         .addColumn('last_status_code', 'integer')
         .addColumn('last_error', text)
-        .addColumn('next_attempt_at', 'bigint')
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('next_attempt_at', timestamp)
+        .addColumn('created_at', timestamp, (c) => c.notNull())
+        .addColumn('updated_at', timestamp, (c) => c.notNull())
         .execute();
       await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
       await db.schema.createIndex('webhook_deliveries_webhook_idx').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute();

@@ -117,6 +117,13 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     expect((await h.request({ method: 'POST', url: `/v1/webhooks/${doomed._id}/deliveries/${failed?._id}/retry`, token })).statusCode).toBe(202);
     await h.app.dispatcher.runOnce();
     expect((await deliveries(doomed._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 4 });
+    // The full list query language applies to deliveries.
+    const filtered = await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}/deliveries?where=${encodeURIComponent('{"attempts":{"$gte":3},"status":"succeeded"}')}&fields=status,attempts&sort=-attempts`, token });
+    expect(filtered.statusCode, filtered.body).toBe(200);
+    expect(filtered.json().items).toEqual([{ _id: expect.any(String), status: 'succeeded', attempts: 3 }]);
+    expect(filtered.headers['x-total-count']).toBe('1');
+    expect((await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}/deliveries?status=failed`, token })).json().total).toBe(0);
+    expectProblem(await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}/deliveries?where=${encodeURIComponent('{"payload":{"$regex":"x"}}')}`, token }), 400, 'validation_failed');
   });
 
   it('410 Gone disables the webhook; a rotated secret signs alongside the old one for 24 h', async () => {
