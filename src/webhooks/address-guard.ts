@@ -29,7 +29,11 @@ function mappedIpv4(address: string): string | undefined {
 export class AddressGuard {
   private readonly allowed: IpAllowlist | undefined;
 
-  constructor(allowedNetworks: readonly string[]) {
+  constructor(
+    allowedNetworks: readonly string[],
+    /** The resolver (`dns.lookup`; tests inject one that answers differently over time). */
+    private readonly resolve: typeof dnsLookup = dnsLookup,
+  ) {
     this.allowed = allowedNetworks.length > 0 ? new IpAllowlist(allowedNetworks) : undefined;
   }
 
@@ -48,7 +52,7 @@ export class AddressGuard {
    */
   guardedLookup(): (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => void {
     return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      this.resolve(hostname, { ...options, all: true }, (error, addresses) => {
         if (error) return callback(error, '');
         const permitted = (addresses as LookupAddress[]).filter((entry) => this.permits(entry.address));
         if (permitted.length === 0) {

@@ -24,6 +24,8 @@ async function receiver() {
     request.on('end', () => {
       hits.push({ path: request.url ?? '', headers: request.headers, body });
       if (request.url === '/redirect') return void response.writeHead(307, { location: '/products' }).end();
+      // The first call to /slow answers after the service's timeout (2 s in these tests).
+      if (request.url === '/slow' && hits.filter((hit) => hit.path === '/slow').length === 1) return void setTimeout(() => response.writeHead(204).end(), 2500);
       response.writeHead(answers[request.url ?? '']?.shift() ?? 204).end('x'.repeat(5000));
     });
   });
@@ -143,6 +145,17 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     const hit = rx.hits.filter((h2) => h2.path === '/rotated').at(-1);
     expect(String(hit?.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const secret of [fresh, hook.secret]) expect(() => new Webhook(secret).verify(hit?.body ?? '', hit?.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('gives a slow receiver WEBHOOK_TIMEOUT_MS, then retries', async () => {
+    const hook = await subscribe('/slow', ['ping']);
+    await h.request({ method: 'POST', url: `/v1/webhooks/${hook._id}/test`, token });
+    await h.app.dispatcher.runOnce();
+    const [first] = (await deliveries(hook._id)).items;
+    expect(first).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    expect(String((first as { last_error?: string }).last_error)).toContain('no answer within 2000 ms');
+    await h.app.dispatcher.runOnce();
+    expect((await deliveries(hook._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 
   it('never follows a redirect, keeps only the start of an answer, and reports deliveries on /metrics', async () => {

@@ -25,3 +25,25 @@ describe('webhook address guard', () => {
     expect(error?.code).toBe('EADDRNOTALLOWED');
   });
 });
+
+describe('webhook delivery when DNS changes between creation and delivery (rebinding)', () => {
+  it('connects only to the address it checked: a name that now resolves to 10.0.0.1 is refused at the socket', async () => {
+    const { postWebhook } = await import('../../../src/webhooks/deliver.js');
+    let answer = '93.184.216.34';
+    // An injected resolver standing in for DNS: public at creation, internal at delivery.
+    const resolver = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => callback(null, [{ address: answer, family: 4 }])) as unknown as typeof import('node:dns').lookup;
+    const guard = new AddressGuard([], resolver);
+    answer = '10.0.0.1';
+    const result = await postWebhook('http://rebinding.test/hook', {}, '{}', { guard, timeoutMs: 2000 });
+    expect(result.status).toBeNull();
+    expect(result.detail).toContain('EADDRNOTALLOWED');
+  });
+
+  it('reads decimal, octal and hex IPv4 forms as the addresses they are', () => {
+    const guard = new AddressGuard([]);
+    for (const url of ['http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.1/', 'http://[::ffff:7f00:1]/']) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      expect(guard.permits(host), url).toBe(false);
+    }
+  });
+});
