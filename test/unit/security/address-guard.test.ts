@@ -1,3 +1,4 @@
+import type { lookup } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { AddressGuard } from '../../../src/webhooks/address-guard.js';
 
@@ -31,7 +32,7 @@ describe('webhook delivery when DNS changes between creation and delivery (rebin
     const { postWebhook } = await import('../../../src/webhooks/deliver.js');
     let answer = '93.184.216.34';
     // An injected resolver standing in for DNS: public at creation, internal at delivery.
-    const resolver = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => callback(null, [{ address: answer, family: 4 }])) as unknown as typeof import('node:dns').lookup;
+    const resolver = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => callback(null, [{ address: answer, family: 4 }])) as unknown as typeof lookup;
     const guard = new AddressGuard([], resolver);
     answer = '10.0.0.1';
     const result = await postWebhook('http://rebinding.test/hook', {}, '{}', { guard, timeoutMs: 2000 });
