@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
@@ -16,7 +17,10 @@ import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 
 const adminEmail = 'console-admin@example.test';
 const staffEmail = 'console-staff@example.test';
-const shots = fileURLToPath(new URL('../../../docs/admin/', import.meta.url));
+// The docs' screenshots are rewritten only on request, so a test run leaves the tree clean.
+const shots = process.env.UPDATE_SCREENSHOTS === '1'
+  ? fileURLToPath(new URL('../../../docs/admin/', import.meta.url))
+  : mkdtempSync(join(tmpdir(), 'console-shots-'));
 /** Each console page: screenshot name, how to reach it, its heading. */
 const pages = [
   ['settings', 'Settings', 'Settings'],
