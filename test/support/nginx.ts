@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
+import { freePort, portReachable } from './free-port.js';
 import { findNginx } from './system-binaries.js';
 
 /** A throwaway nginx in front of service instances; a missing binary is a loud failure. */
@@ -60,16 +59,6 @@ ${options.upstreams.map((address) => `    server ${address} max_fails=0;`).join(
 `;
 }
 
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-}
-
 /** Starts nginx (in the foreground, as a child of the test) balancing over `upstreams`. */
 export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
   const program = findNginx();
@@ -92,8 +81,8 @@ export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
       return '';
     }
   };
-  for (let i = 0; i < 100 && child.exitCode === null && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!(await reachable(port))) {
+  for (let i = 0; i < 100 && child.exitCode === null && !(await portReachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await portReachable(port))) {
     child.kill('SIGKILL');
     throw new Error(`nginx did not start:\n${stderr}\n${errorLog()}`);
   }

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createConnection } from 'node:net';
-import { freePort } from './free-port.js';
+import { freePort, portReachable } from './free-port.js';
 import { onPath } from './system-binaries.js';
 
 /** A throwaway redis-server on a free port; a missing binary is a loud failure. */
@@ -8,16 +7,6 @@ export interface RedisServer {
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
-}
-
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
 }
 
 /** Starts redis-server on `port` (a free one by default; pass the old one to restart it). */
@@ -28,8 +17,8 @@ export async function startRedis(port?: number): Promise<RedisServer> {
   }
   port ??= await freePort();
   const child = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(await reachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!(await reachable(port))) throw new Error('redis-server did not start');
+  for (let i = 0; i < 100 && !(await portReachable(port)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!(await portReachable(port))) throw new Error('redis-server did not start');
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

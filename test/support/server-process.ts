@@ -2,6 +2,30 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { childEnv, repoRoot } from './run-cli.js';
 
+/** A pino line of the server's stdout. */
+export interface LogLine {
+  readonly msg?: string;
+  readonly level?: number;
+  readonly reqId?: string;
+  readonly req?: { readonly url?: string };
+  readonly res?: { readonly statusCode?: number };
+  readonly [key: string]: unknown;
+}
+
+/** The JSON log lines in `text` (other output, such as tsx's, is skipped). */
+export function logLines(text: string): LogLine[] {
+  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
+export async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The real server (`src/main.ts`) running in a child process. */
 export interface ServerProcess {
   readonly child: ChildProcess;

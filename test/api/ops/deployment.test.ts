@@ -20,7 +20,7 @@ import { startCluster } from '../../support/postgres-cluster.js';
 import type { Cluster } from '../../support/postgres-cluster.js';
 import { startRedis } from '../../support/redis-server.js';
 import type { RedisServer } from '../../support/redis-server.js';
-import { startServer } from '../../support/server-process.js';
+import { logLines, startServer } from '../../support/server-process.js';
 import type { ServerProcess } from '../../support/server-process.js';
 
 /*
@@ -99,18 +99,6 @@ interface Client {
 
 const product = (name: string) => ({ name, description: 'Quiet', address: 'Musterstraße 1', city: 'Berlin', zip_code: '10115', country: 'DE', total_items: 4 });
 
-interface LogLine {
-  readonly msg?: string;
-  readonly req?: { readonly url?: string };
-}
-
-function logLines(server: ServerProcess): LogLine[] {
-  return server
-    .stdout()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
-}
 
 describe('two instances behind nginx on one PostgreSQL and redis-server', () => {
   let dir: string;
@@ -200,7 +188,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
   });
 
   /** Which instances logged a completed request whose URL contains `marker` (query values are redacted, names are not). */
-  const servedBy = (marker: string) => instances.map((instance) => logLines(instance).filter((line) => line.msg === 'request completed' && line.req?.url?.includes(marker)).length);
+  const servedBy = (marker: string) => instances.map((instance) => logLines(instance.stdout()).filter((line) => line.msg === 'request completed' && line.req?.url?.includes(marker)).length);
 
   /** Creates products through nginx until stopped; records every answer and the ids acknowledged (201). */
   const writeLoad = (bearer: string, from: string, workers: number) => {
@@ -245,7 +233,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
   /** No answer so far was a 500, and no instance logged an unhandled error. */
   const noInternalErrors = () => {
     expect(seen.filter((answer) => answer.status === 500)).toEqual([]);
-    for (const instance of instances) expect(logLines(instance).filter((line) => line.msg === 'unhandled error')).toEqual([]);
+    for (const instance of instances) expect(logLines(instance.stdout()).filter((line) => line.msg === 'unhandled error')).toEqual([]);
   };
 
   it('shares replay protection, rate limits, cache invalidation and the purge job, and sees the real client address', async () => {
@@ -314,7 +302,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
 
     // Both instances tried the retention job 5 s after their start; the lease let one run it.
     await until('the first retention run', async () => (Date.now() - startedAt > 9000 ? true : undefined), 15_000);
-    const runs = instances.map((instance) => logLines(instance).filter((line) => line.msg === 'audit retention run finished').length);
+    const runs = instances.map((instance) => logLines(instance.stdout()).filter((line) => line.msg === 'audit retention run finished').length);
     expect(runs.reduce((x, y) => x + y, 0), `runs per instance ${runs.join('/')}`).toBe(1);
   }, 60_000);
 

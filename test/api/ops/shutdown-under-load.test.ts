@@ -8,7 +8,7 @@ import { dialects, freshPostgresUrl } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
 import { onlyJson, runCli } from '../../support/run-cli.js';
-import { startServer } from '../../support/server-process.js';
+import { logLines, startServer, until } from '../../support/server-process.js';
 import type { ServerProcess } from '../../support/server-process.js';
 
 const form = 'application/x-www-form-urlencoded';
@@ -46,25 +46,6 @@ function hold(agent: Agent, origin: string, path: string, headers: Record<string
   const sent = send(agent, origin, 'POST', path, headers, body);
   sent.request.write(body.slice(0, Math.floor(body.length / 2)));
   return { ...sent, body };
-}
-
-interface LogLine {
-  readonly msg?: string;
-  readonly reqId?: string;
-  readonly req?: { readonly url?: string };
-  readonly res?: { readonly statusCode?: number };
-}
-
-function logLines(text: string): LogLine[] {
-  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const product = { name: 'Courtyard room', description: 'Quiet', address: 'Musterstraße 1', city: 'Berlin', zip_code: '10115', country: 'DE', total_items: 4 };

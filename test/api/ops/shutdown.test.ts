@@ -6,33 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../support/free-port.js';
-import { startServer } from '../../support/server-process.js';
+import { logLines, startServer, until } from '../../support/server-process.js';
 import type { ServerProcess } from '../../support/server-process.js';
 
 const form = 'application/x-www-form-urlencoded';
 
-/** A pino line of the server's stdout. */
-interface LogLine {
-  readonly msg?: string;
-  readonly level?: number;
-  readonly [key: string]: unknown;
-}
-
-function logLines(text: string): LogLine[] {
-  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** Whether the server has logged the arrival of a request for `url`. */
 function sawRequest(stdout: string, url: string): boolean {
-  return logLines(stdout).some((line) => line.msg === 'request received' && (line.req as { url?: string } | undefined)?.url === url);
+  return logLines(stdout).some((line) => line.msg === 'request received' && line.req?.url === url);
 }
 
 function tokenForm(assertion: string): string {
