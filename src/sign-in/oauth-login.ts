@@ -221,10 +221,24 @@ async function verifiedEmail(config: oidc.Configuration, current: URL, checks: o
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (isTransportFailure(error)) throw new ApiError('service_unavailable', 'The OAuth provider cannot be reached; try again later', { cause: error, privateReason: (error as Error).message });
-    const detail = error instanceof oidc.AuthorizationResponseError ? `The provider refused the sign-in (${error.error})` : 'The provider\'s answer did not pass the checks (code, PKCE, ID token or nonce)';
-    throw invalidGrant(detail, (error as Error).message);
+    throw invalidGrant(refusalDetail(error), reasonOf(error));
   }
   if (typeof email !== 'string' || !email.includes('@')) throw invalidGrant('The provider did not share an e-mail address (request the scope "email")');
   if (verified !== true && verified !== 'true') throw invalidGrant('The provider does not confirm that the e-mail address is verified');
   return email.trim().toLowerCase();
+}
+
+/** What the client is told about a refused provider answer. */
+function refusalDetail(error: unknown): string {
+  if (error instanceof oidc.AuthorizationResponseError) return `The provider refused the sign-in (${error.error})`;
+  if (error instanceof oidc.ResponseBodyError) return `The provider refused the code (${error.error})`;
+  const claim = (error as { cause?: { cause?: { claim?: unknown } } }).cause?.cause?.claim;
+  if (claim === 'nonce') return 'The ID token\'s nonce is not the one of this sign-in';
+  return 'The provider\'s answer did not pass the checks (state, code, PKCE or ID token)';
+}
+
+/** The private reason of a refusal: openid-client's message and the check underneath it. */
+function reasonOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return [error, cause].filter((e): e is Error => e instanceof Error).map((e) => e.message).join(': ');
 }
