@@ -13,6 +13,7 @@ import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import { objectBody } from './otp-service.js';
 import { isTransportFailure } from './oauth-providers.js';
+import { emailIsVerified } from './oauth-verified-email.js';
 import type { OAuthProviders } from './oauth-providers.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -208,23 +209,23 @@ function parseStart(query: unknown, whitelist: readonly string[]): { tenantId: s
  * claims out of ID tokens when an access token is issued). `email_verified` must be true.
  */
 async function verifiedEmail(config: oidc.Configuration, current: URL, checks: oidc.AuthorizationCodeGrantChecks): Promise<string> {
-  let email: unknown;
-  let verified: unknown;
+  let claims: Record<string, unknown>;
   try {
     const tokens = await oidc.authorizationCodeGrant(config, current, checks);
-    const claims = tokens.claims();
-    if (!claims) throw invalidGrant('The provider returned no ID token');
-    ({ email, email_verified: verified } = claims);
-    if ((email === undefined || verified === undefined) && config.serverMetadata().userinfo_endpoint) {
-      ({ email, email_verified: verified } = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub));
+    const idToken = tokens.claims();
+    if (!idToken) throw invalidGrant('The provider returned no ID token');
+    claims = idToken;
+    if ((idToken.email === undefined || (idToken.email_verified === undefined && idToken.xms_edov === undefined)) && config.serverMetadata().userinfo_endpoint) {
+      claims = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    if (isTransportFailure(error)) throw new ApiError('service_unavailable', 'The OAuth provider cannot be reached; try again later', { cause: error, privateReason: (error as Error).message });
+    if (isTransportFailure(error)) throw new ApiError('service_unavailable', 'The OAuth provider cannot be reached; try again later', { cause: error, privateReason: reasonOf(error) });
     throw invalidGrant(refusalDetail(error), reasonOf(error));
   }
+  const { email } = claims;
   if (typeof email !== 'string' || !email.includes('@')) throw invalidGrant('The provider did not share an e-mail address (request the scope "email")');
-  if (verified !== true && verified !== 'true') throw invalidGrant('The provider does not confirm that the e-mail address is verified');
+  if (!emailIsVerified(config.serverMetadata().issuer, claims)) throw invalidGrant('The provider does not confirm that the e-mail address is verified');
   return email.trim().toLowerCase();
 }
 
