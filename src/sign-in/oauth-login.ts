@@ -12,8 +12,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import { objectBody } from './otp-service.js';
-import { isTransportFailure } from './oauth-providers.js';
-import { emailIsVerified } from './oauth-verified-email.js';
+import { invalidGrant, verifiedEmail } from './oauth-code-grant.js';
 import type { OAuthProviders } from './oauth-providers.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -39,11 +38,6 @@ export interface OAuthLoginDeps {
 }
 
 type Stage = 'start' | 'callback' | 'token';
-
-/** The refusal of a login step: 400 `invalid_grant`, like a wrong one-time code; `privateReason` goes to the security event and logs only. */
-function invalidGrant(detail: string, privateReason?: string): ApiError {
-  return new ApiError('invalid_grant', detail, { extensions: { error: 'invalid_grant' }, ...(privateReason ? { privateReason } : {}) });
-}
 
 const badState = () => invalidGrant('The sign-in state is unknown, already used, expired or altered; start the sign-in again');
 
@@ -122,15 +116,10 @@ export class OAuthLogin {
 
   /** The one-time login code of the callback, traded once for a user token with `amr: ["fed"]`. */
   async exchange(body: unknown, context: RequestContext): Promise<UserTokenResponse> {
-    const input = objectBody(body);
-    const errors: FieldError[] = [];
-    for (const key of Object.keys(input)) if (key !== 'code') errors.push({ field: key, message: 'is not accepted here' });
-    if (typeof input.code !== 'string' || !/^[A-Za-z0-9_-]{20,100}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the code the sign-in returned to the redirect_uri' });
-    if (errors.length > 0) throw validationError(errors);
-    const code = input.code as string;
     let tenantId: string | null = null;
     let provider = 'unknown';
     return this.recorded('token', () => provider, context, async () => {
+      const code = parseCode(body);
       const redeemed = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
         const hash = this.deps.dataKey.mac('oauth-login-code', code);
         const used = await unit.trx.updateTable('oauth_login_codes').set({ used_at: unit.now }).where('code_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', unit.now).executeTakeFirst();
@@ -187,6 +176,15 @@ function single(query: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+function parseCode(body: unknown): string {
+  const input = objectBody(body);
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(input)) if (key !== 'code') errors.push({ field: key, message: 'is not accepted here' });
+  if (typeof input.code !== 'string' || !/^[A-Za-z0-9_-]{20,100}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the code the sign-in returned to the redirect_uri' });
+  if (errors.length > 0) throw validationError(errors);
+  return input.code as string;
+}
+
 function parseStart(query: unknown, whitelist: readonly string[]): { tenantId: string; redirectUri: string; appState: string | null } {
   const input = query !== null && typeof query === 'object' ? (query as Record<string, unknown>) : {};
   const errors: FieldError[] = [];
@@ -200,46 +198,4 @@ function parseStart(query: unknown, whitelist: readonly string[]): { tenantId: s
   if (input.state !== undefined && (appState === undefined || !/^[\x21-\x7e]{1,512}$/.test(appState))) errors.push({ field: 'state', message: 'must be 1–512 printable ASCII characters, given once' });
   if (errors.length > 0) throw validationError(errors);
   return { tenantId: tenantId as string, redirectUri: redirectUri as string, appState: appState ?? null };
-}
-
-/**
- * Redeems the provider's code (PKCE verifier, state, nonce and ID token checked by
- * openid-client) and returns the e-mail address the provider vouches for: from the ID
- * token, or from userinfo when the ID token leaves it out (providers that keep scope
- * claims out of ID tokens when an access token is issued). `email_verified` must be true.
- */
-async function verifiedEmail(config: oidc.Configuration, current: URL, checks: oidc.AuthorizationCodeGrantChecks): Promise<string> {
-  let claims: Record<string, unknown>;
-  try {
-    const tokens = await oidc.authorizationCodeGrant(config, current, checks);
-    const idToken = tokens.claims();
-    if (!idToken) throw invalidGrant('The provider returned no ID token');
-    claims = idToken;
-    if ((idToken.email === undefined || (idToken.email_verified === undefined && idToken.xms_edov === undefined)) && config.serverMetadata().userinfo_endpoint) {
-      claims = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
-    }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (isTransportFailure(error)) throw new ApiError('service_unavailable', 'The OAuth provider cannot be reached; try again later', { cause: error, privateReason: reasonOf(error) });
-    throw invalidGrant(refusalDetail(error), reasonOf(error));
-  }
-  const { email } = claims;
-  if (typeof email !== 'string' || !email.includes('@')) throw invalidGrant('The provider did not share an e-mail address (request the scope "email")');
-  if (!emailIsVerified(config.serverMetadata().issuer, claims)) throw invalidGrant('The provider does not confirm that the e-mail address is verified');
-  return email.trim().toLowerCase();
-}
-
-/** What the client is told about a refused provider answer. */
-function refusalDetail(error: unknown): string {
-  if (error instanceof oidc.AuthorizationResponseError) return `The provider refused the sign-in (${error.error})`;
-  if (error instanceof oidc.ResponseBodyError) return `The provider refused the code (${error.error})`;
-  const claim = (error as { cause?: { cause?: { claim?: unknown } } }).cause?.cause?.claim;
-  if (claim === 'nonce') return 'The ID token\'s nonce is not the one of this sign-in';
-  return 'The provider\'s answer did not pass the checks (state, code, PKCE or ID token)';
-}
-
-/** The private reason of a refusal: openid-client's message and the check underneath it. */
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: unknown }).cause;
-  return [error, cause].filter((e): e is Error => e instanceof Error).map((e) => e.message).join(': ');
 }
