@@ -187,6 +187,16 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     }
   });
 
+  it('lets exactly one of parallel callbacks with one state, and one of parallel exchanges of one code, through', async () => {
+    const returned = await atProvider('alice', tenantA);
+    const answers = await Promise.all([back(returned), back(returned), back(returned)]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([302, 400, 400]);
+    for (const refused of answers.filter((a) => a.statusCode === 400)) expect(refused.headers.location).toBeUndefined();
+    const code = new URL(String(answers.find((a) => a.statusCode === 302)?.headers.location)).searchParams.get('code');
+    const tokens = await Promise.all([exchange(code), exchange(code), exchange(code)]);
+    expect(tokens.map((t) => t.statusCode).sort()).toEqual([200, 400, 400]);
+  });
+
   it('takes the e-mail claims from the ID token when the provider puts them there', async () => {
     direct.login('alice');
     const started = await h.request({ method: 'GET', url: `/v1/auth/oauth/direct/start?tenant_id=${tenantA}&redirect_uri=${encodeURIComponent(app)}` });
