@@ -16,6 +16,7 @@ const callback = `${publicUrl}/v1/auth/oauth/local/callback`;
 const directCallback = `${publicUrl}/v1/auth/oauth/direct/callback`;
 const app = 'https://app.example';
 const appCallback = 'https://app.example/signed-in';
+const appWithQuery = 'https://app.example/return?tab=bookings';
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -48,7 +49,7 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
       { id: 'local', issuer: provider.issuer, client_id: provider.clientId, client_secret: provider.clientSecret },
       { id: 'direct', issuer: direct.issuer, client_id: direct.clientId, client_secret: direct.clientSecret },
     ]);
-    h = await createHarness(dialect, { clock: { now: () => Date.now() + offset }, env: { OAUTH_PROVIDERS: providers, OAUTH_REDIRECT_URIS: `${app},${appCallback}` } });
+    h = await createHarness(dialect, { clock: { now: () => Date.now() + offset }, env: { OAUTH_PROVIDERS: providers, OAUTH_REDIRECT_URIS: `${app},${appCallback},${appWithQuery}` } });
     tenantA = await h.tenant('Tenant A');
     tenantB = await h.tenant('Tenant B');
     const directory = new TenantDirectory(h.database);
@@ -185,6 +186,15 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     } finally {
       offset = 0;
     }
+  });
+
+  it('appends the code to a whitelisted redirect_uri that has a query of its own', async () => {
+    provider.login('alice');
+    const started = await start({ tenant_id: tenantA, redirect_uri: appWithQuery });
+    expect(started.statusCode, started.body).toBe(302);
+    const answer = await back(await provider.authorize(String(started.headers.location), callback));
+    expect(answer.statusCode, answer.body).toBe(302);
+    expect(String(answer.headers.location)).toMatch(/^https:\/\/app\.example\/return\?tab=bookings&code=[A-Za-z0-9_-]{43}$/);
   });
 
   it('lets exactly one of parallel callbacks with one state, and one of parallel exchanges of one code, through', async () => {
