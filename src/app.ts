@@ -45,6 +45,8 @@ import { TenantDirectory } from './security/tenant-directory.js';
 import { UserDirectory } from './security/user-directory.js';
 import { DataKey } from './security/data-key.js';
 import { MessageSender } from './sign-in/messages.js';
+import { OAuthLogin } from './sign-in/oauth-login.js';
+import { OAuthProviders } from './sign-in/oauth-providers.js';
 import { OtpService } from './sign-in/otp-service.js';
 import { TotpService } from './sign-in/totp-service.js';
 import { UserTokens } from './sign-in/user-tokens.js';
@@ -146,6 +148,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const signIn = {
     otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics }),
     totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens }),
+    oauth: new OAuthLogin({
+      database: deps.database, clock, dataKey, providers: new OAuthProviders(config.oauthProviders), tenants, users, tokens: userTokens, events,
+      redirectUris: config.oauthRedirectUris, publicUrl: config.publicUrl,
+    }),
   };
   const tokens = new TokenService({
     events,

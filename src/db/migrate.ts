@@ -12,6 +12,7 @@ import { signInMigration } from './migrations/0008-sign-in.js';
 import { idempotencyKeysMigration } from './migrations/0009-idempotency-keys.js';
 import { jobLeasesMigration } from './migrations/0010-job-leases.js';
 import { incomingWebhooksMigration } from './migrations/0011-incoming-webhooks.js';
+import { oauthLoginMigration } from './migrations/0012-oauth-login.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -28,6 +29,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0009-idempotency-keys': idempotencyKeysMigration(database.dialect),
     '0010-job-leases': jobLeasesMigration(database.dialect),
     '0011-incoming-webhooks': incomingWebhooksMigration(database.dialect),
+    '0012-oauth-login': oauthLoginMigration(database.dialect),
   };
 }
 

@@ -124,4 +124,32 @@ export interface ServiceTables {
     /** Epoch milliseconds. */
     expires_at: number;
   };
+  oauth_states: {
+    /** HMAC of the `state` sent to the provider. */
+    state_hash: string;
+    provider: string;
+    tenant_id: string;
+    /** The whitelisted URI the login returns to. */
+    redirect_uri: string;
+    /** The application's own `state`, handed back with the login code. */
+    app_state: string | null;
+    /** PKCE verifier, AES-256-GCM under the data key. */
+    code_verifier: string;
+    nonce: string;
+    /** Epoch milliseconds. */
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
+  oauth_login_codes: {
+    /** HMAC of the one-time login code. */
+    code_hash: string;
+    provider: string;
+    tenant_id: string;
+    user_id: string;
+    /** Epoch milliseconds. */
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
 }
