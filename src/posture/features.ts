@@ -18,6 +18,8 @@ export interface Features {
   readonly security_txt: boolean;
   /** End-user sign-in with TOTP second factor (required for administrators by the spec). */
   readonly user_totp_2fa: boolean;
+  /** End-user sign-in through external OpenID providers (`OAUTH_PROVIDERS` set). */
+  readonly oauth_login: boolean;
   /** GDPR erasure by depersonalisation through the API. */
   readonly gdpr_erasure: boolean;
   /** Outgoing webhook delivery with HMAC-SHA256 signatures. */
@@ -56,5 +58,6 @@ export function features(config: Config, rateLimiting: boolean): Features {
     redis_shared_counters: rateLimiting && config.redisUrl !== undefined,
     cors: config.corsOrigins.length > 0,
     audit_purge_job: config.auditPurgeIntervalMinutes > 0,
+    oauth_login: findAction('users.oauth-start') !== undefined && (config.oauthProviders?.length ?? 0) > 0,
   };
 }

@@ -55,7 +55,7 @@ export function questionnaire(p: SecurityPosture): QuestionnaireAnswer[] {
       `Yes. A client may hold several keys; after a new key is added the previous one stays valid for ${p.client_authentication.key_rotation_overlap_days} days by default. Access-token signing keys rotate with overlap and are published at ${p.access_tokens.jwks_uri}.`,
       '#/client_authentication/key_rotation_overlap_days'),
     q('admin-mfa', 'Is multi-factor authentication required for administrative users?',
-      f.user_totp_2fa ? 'Yes. End users sign in with an e-mailed or texted one-time password; administrative actions by users require a TOTP (RFC 6238) second factor in the same session (RFC 9470 step-up), enforced in the security pipeline from each action\'s declaration.'
+      f.user_totp_2fa ? `Yes. End users sign in with an e-mailed or texted one-time password; administrative actions by users require a TOTP (RFC 6238) second factor in the same session (RFC 9470 step-up), enforced in the security pipeline from each action's declaration.${f.oauth_login ? ' Users who sign in through an external OpenID provider need the same TOTP step-up.' : ''}`
         : 'Not implemented: end-user sign-in (and with it the TOTP second factor the specification requires for administrators) does not exist yet. Administration happens through API clients authenticated by private keys and through the operator CLI on the host.',
       '#/features/user_totp_2fa'),
     q('access-control', 'How is access to data and functions controlled?',

@@ -21,6 +21,8 @@ const changed = {
   RATE_LIMIT_TOKEN: '7',
   METRICS_TOKEN: metricsSecret,
   SECURITY_POLICY_URL: 'https://example.com/disclosure',
+  OAUTH_PROVIDERS: JSON.stringify([{ id: 'corp', issuer: 'https://login.example.com', client_id: 'booking', client_secret: 'oauth-client-secret' }]),
+  OAUTH_REDIRECT_URIS: 'https://app.example.com/signed-in',
 };
 
 async function read<T>(h: Harness, url: string): Promise<T> {
@@ -55,7 +57,7 @@ describe('security posture and questionnaire follow the running configuration', 
       network: { trusted_proxies: 0, cors: { enabled: false, origins: [] } },
       metrics: { protection: 'network allowlist', allowed_networks: 2 },
       data: { storage: 'sqlite' },
-      features: { user_totp_2fa: true, gdpr_erasure: true, sbom: true, security_txt: true },
+      features: { user_totp_2fa: true, oauth_login: false, gdpr_erasure: true, sbom: true, security_txt: true },
     });
     expect(p.authorization.capabilities).toBeGreaterThan(50);
     expect(Date.parse(p.service.generated_at)).not.toBeNaN();
@@ -76,9 +78,10 @@ describe('security posture and questionnaire follow the running configuration', 
       network: { trusted_proxies: 2, cors: { enabled: true, origins: ['https://app.example.com'] } },
       metrics: { protection: 'bearer token or network allowlist' },
       vulnerability_disclosure: { security_txt: 'https://api.example.com/.well-known/security.txt', policy: 'https://example.com/disclosure' },
-      features: { dpop_nonces: true, rate_limiting: true, cors: true, audit_purge_job: false },
+      features: { dpop_nonces: true, rate_limiting: true, cors: true, audit_purge_job: false, oauth_login: true },
     });
     expect(res.body).not.toContain(metricsSecret);
+    expect(res.body).not.toContain('oauth-client-secret');
     expect(res.body).not.toContain(custom.config.dataDir);
   });
 
@@ -93,6 +96,8 @@ describe('security posture and questionnaire follow the running configuration', 
     }
     const answer = (list: QuestionnaireAnswer[], id: string) => list.find((a) => a.id === id)?.answer ?? `missing ${id}`;
     expect(answer(plain, 'token-lifetime')).toContain('900 s');
+    expect(answer(plain, 'admin-mfa')).not.toContain('external OpenID provider');
+    expect(answer(tuned, 'admin-mfa')).toContain('external OpenID provider need the same TOTP step-up');
     expect(answer(tuned, 'token-lifetime')).toContain('300 s');
     expect(answer(plain, 'encryption-in-transit')).toMatch(/^No\./);
     expect(answer(tuned, 'encryption-in-transit')).toMatch(/^Yes, at the edge/);
