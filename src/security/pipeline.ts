@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
+import { userEvent } from '../services/security-events.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
@@ -77,6 +78,7 @@ async function userPrincipal(deps: SecurityDeps, auth: Authenticated, request: F
     const capability = String(config.capability);
     if (!granted.has(capability)) throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
     if (config.stepUp === true && !(auth.claims.amr ?? []).includes('totp')) {
+      await deps.events?.record(userEvent('step_up_required', { clientIp: request.ip, requestId: String(request.id) }, { userId: user.userId, tenantId: user.tenantId }, { capability, method: request.method, route: request.routeOptions.url ?? null, amr: auth.claims.amr ?? [] }));
       throw authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', auth.scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
     }
   }
