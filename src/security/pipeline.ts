@@ -10,7 +10,7 @@ import type { Principal, TenantScope } from './principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
 import type { UserDirectory } from './user-directory.js';
-import { roleCapabilities } from '../registry/roles.js';
+import { roleCapabilities, roleReach } from '../registry/roles.js';
 
 export interface SecurityDeps {
   readonly authenticator: Authenticator;
@@ -85,7 +85,7 @@ async function userPrincipal(deps: SecurityDeps, auth: Authenticated, request: F
   if (request.headers['x-tenant-id'] !== undefined) throw new ApiError('tenant_forbidden', 'Users act in their own tenant; X-Tenant-Id is for system-level clients');
   const home = await deps.tenants.resolve(user.tenantId);
   if (!home) throw authError('invalid_token', 'The tenant of this user no longer exists', auth.scheme, 'invalid_token');
-  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false });
+  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false, ...(roleReach[user.role] === 'own' ? { ownRecordsOf: user.userId } : {}) });
 }
 
 const grantedByClaims = new WeakMap<AccessTokenClaims, ReadonlySet<string>>();
