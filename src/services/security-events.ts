@@ -16,18 +16,21 @@ export type ClientEventName = 'token_issued' | 'token_refused' | 'replay_detecte
  * and removal, a refused TOTP code outside sign-in (`totp_failed`), a recovery code spent,
  * and the RFC 9470 step-up refusal (`step_up_required`).
  */
-export type UserEventName =
-  | 'sign_in'
-  | 'sign_in_failed'
-  | 'sign_in_locked'
-  | 'otp_refused'
-  | 'mfa_challenge'
-  | 'totp_enrolled'
-  | 'totp_activated'
-  | 'totp_failed'
-  | 'totp_disabled'
-  | 'recovery_code_used'
-  | 'step_up_required';
+export const userEventNames = [
+  'sign_in',
+  'sign_in_failed',
+  'sign_in_locked',
+  'otp_refused',
+  'mfa_challenge',
+  'totp_enrolled',
+  'totp_activated',
+  'totp_failed',
+  'totp_disabled',
+  'recovery_code_used',
+  'step_up_required',
+] as const;
+
+export type UserEventName = (typeof userEventNames)[number];
 
 /** Security events recorded in the audit trail under the `security` category. */
 export type SecurityEventName = ClientEventName | UserEventName;
