@@ -218,6 +218,18 @@ describe.each(dialects)('sign-in security events on %s', (dialect) => {
     const spent = await h.request({ method: 'POST', url: '/v1/auth/totp/verify', body: { mfa_token: mfa4, code: recovery[0] } });
     expectProblem(spent, 400, 'invalid_grant');
     expect((await onlyEntry(spent, 'sign_in_failed')).new_values).toEqual({ step: 'totp', reason: 'wrong_code', attempts: 1 });
+    // Four more wrong codes: the fifth try kills the mfa challenge, once; then even a right code is refused.
+    const current = totp.generate({ timestamp: now() });
+    for (let attempt = 2; attempt <= 5; attempt += 1) {
+      const wrong = await h.request({ method: 'POST', url: '/v1/auth/totp/verify', body: { mfa_token: mfa4, code: wrongFor(current) } });
+      expectProblem(wrong, 400, 'invalid_grant');
+      const entries = await entriesOf(wrong);
+      expect(entries.map((e) => e.action)).toEqual(attempt < 5 ? ['sign_in_failed'] : ['sign_in_failed', 'sign_in_locked']);
+      expect(entries[0]?.new_values).toEqual({ step: 'totp', reason: 'wrong_code', attempts: attempt });
+    }
+    const dead = await h.request({ method: 'POST', url: '/v1/auth/totp/verify', body: { mfa_token: mfa4, code: code() } });
+    expectProblem(dead, 400, 'invalid_grant');
+    expect(await onlyEntry(dead, 'sign_in_failed')).toMatchObject({ actor_type: 'user', record_id: ids.admin, tenant_id: tenant, new_values: { step: 'totp', reason: 'locked' } });
 
     const disabled = await h.request({ method: 'POST', url: '/v1/auth/totp/disable', token, body: { code: code() } });
     expect(disabled.statusCode, disabled.body).toBe(204);
