@@ -30,7 +30,7 @@ export class ScopedQueries {
     readonly principal: Principal,
   ) {}
 
-  /** `select … from <resource>` confined to the principal's tenants and to live rows. */
+  /** `select … from <resource>` confined to the principal's tenants (a guest's: its own records) and to live rows. */
   scoped(resource: ResourceDef, options: ScopeOptions = {}): ScopedSelect {
     const alias = options.as;
     let query = (alias ? this.db.selectFrom(`${resource.table} as ${alias}`) : this.db.selectFrom(resource.table)) as ScopedSelect;
@@ -51,8 +51,9 @@ export class ScopedQueries {
   }
 
   /**
-   * The same queries without tenant scope (nor a guest's own-records filter), as the `system` actor: for lookups that precede
-   * any scope (authentication) or must see every tenant (cascade checks, background jobs).
+   * The same queries without tenant scope (nor a guest's own-records filter), as the
+   * `system` actor: for lookups that precede any scope (authentication) or must see every
+   * tenant (cascade checks, background jobs).
    */
   asSystem(): ScopedQueries {
     return new ScopedQueries(this.db, this.dialect, asSystem());
