@@ -146,8 +146,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const dataKey = DataKey.open({ dataKey: config.dataKey, dataDir: config.dataDir });
   const userTokens = new UserTokens({ keys: deps.keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, clock });
   const signIn = {
-    otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics }),
-    totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens }),
+    otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics, events }),
+    totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens, events }),
     oauth: new OAuthLogin({
       database: deps.database, clock, dataKey, providers: new OAuthProviders(config.oauthProviders), tenants, users, tokens: userTokens, events,
       redirectUris: config.oauthRedirectUris, publicUrl: config.publicUrl,

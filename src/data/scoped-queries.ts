@@ -5,7 +5,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { asSystem } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
 import type { Row } from '../services/record-codec.js';
-import { tenantFilter } from './tenant-scope.js';
+import { ownerFilter, tenantFilter } from './tenant-scope.js';
 
 /** A select on one resource table with the scope's filters already applied. */
 export type ScopedSelect = SelectQueryBuilder<Tables, string, object>;
@@ -30,7 +30,7 @@ export class ScopedQueries {
     readonly principal: Principal,
   ) {}
 
-  /** `select … from <resource>` confined to the principal's tenants and to live rows. */
+  /** `select … from <resource>` confined to the principal's tenants (a guest's: its own records) and to live rows. */
   scoped(resource: ResourceDef, options: ScopeOptions = {}): ScopedSelect {
     const alias = options.as;
     let query = (alias ? this.db.selectFrom(`${resource.table} as ${alias}`) : this.db.selectFrom(resource.table)) as ScopedSelect;
@@ -38,6 +38,8 @@ export class ScopedQueries {
     if (resource.softDelete && !options.includeDeleted) query = query.where(column('deleted_at'), 'is', null);
     const scoped = tenantFilter(resource, this.principal.scope, alias ?? resource.table);
     if (scoped) query = query.where(scoped);
+    const owned = ownerFilter(resource, this.principal, alias ?? resource.table);
+    if (owned) query = query.where(owned);
     return query;
   }
 
@@ -49,8 +51,9 @@ export class ScopedQueries {
   }
 
   /**
-   * The same queries without tenant scope, as the `system` actor: for lookups that precede
-   * any scope (authentication) or must see every tenant (cascade checks, background jobs).
+   * The same queries without tenant scope (nor a guest's own-records filter), as the
+   * `system` actor: for lookups that precede any scope (authentication) or must see every
+   * tenant (cascade checks, background jobs).
    */
   asSystem(): ScopedQueries {
     return new ScopedQueries(this.db, this.dialect, asSystem());

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Expression, SqlBool } from 'kysely';
 import type { ResourceDef } from '../registry/types.js';
-import type { TenantScope } from '../security/principal.js';
+import type { Principal, TenantScope } from '../security/principal.js';
 
 /**
  * The row filter that confines a query to what a scope may see: its own node and the nodes
@@ -21,4 +21,23 @@ export function tenantFilter(resource: ResourceDef, scope: TenantScope, table = 
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The fields of a resource that name a user: a record "belongs" to the users they name. */
+export function userReferences(resource: ResourceDef): readonly string[] {
+  return resource.fieldNames.filter((name) => resource.fields[name]?.references === 'users');
+}
+
+/**
+ * The row filter of a principal that reaches only its own records (a guest user): on
+ * `users`, the user itself; on a resource that references users, the rows naming the user;
+ * `null` for every other principal and resource (the catalogue stays visible).
+ */
+export function ownerFilter(resource: ResourceDef, principal: Principal, table = resource.table): Expression<SqlBool> | null {
+  const owner = principal.ownRecordsOf;
+  if (owner === undefined) return null;
+  if (resource.name === 'users') return sql<SqlBool>`${sql.ref(`${table}._id`)} = ${owner}`;
+  const fields = userReferences(resource);
+  if (fields.length === 0) return null;
+  return sql<SqlBool>`(${sql.join(fields.map((field) => sql`${sql.ref(`${table}.${field}`)} = ${owner}`), sql` or `)})`;
 }

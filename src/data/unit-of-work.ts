@@ -13,6 +13,7 @@ import { appendAudit } from './audit-trail.js';
 import type { AuditEvent } from './audit-trail.js';
 import { appendOutbox } from './outbox.js';
 import { ScopedQueries } from './scoped-queries.js';
+import { userReferences } from './tenant-scope.js';
 import { staleEtag } from './stale-etag.js';
 
 /** A record about to be inserted: id, owning node, API values and hidden columns. */
@@ -69,7 +70,7 @@ export class UnitOfWork extends ScopedQueries {
   /** Inserts a record: every stored field present (unset ones null), audit `create`, event `<resource>.created`. */
   async insert(resource: ResourceDef, draft: NewRecord): Promise<Written> {
     const at = this.at;
-    const record: ApiRecord = { ...emptyRecord(resource), ...draft.values, _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
+    const record: ApiRecord = { ...emptyRecord(resource), ...this.ownedBy(resource, draft.values), _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
     const etag = nextEtag(null, record);
     const row: Row = { ...recordToRow(resource, this.dialect, record), ...draft.columns, etag };
     await this.db.insertInto(resource.table).values(row).execute();
@@ -121,6 +122,18 @@ export class UnitOfWork extends ScopedQueries {
       const result = await this.db.deleteFrom(resource.table).where('_id', 'in', [...ids]).executeTakeFirst();
       return Number(result.numDeletedRows);
     });
+  }
+
+  /**
+   * A principal that reaches only its own records (a guest) creates records naming itself:
+   * an unset user reference defaults to the user (a reference to another user was already
+   * refused: that user is out of reach).
+   */
+  private ownedBy(resource: ResourceDef, values: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    const owner = this.principal.ownRecordsOf;
+    const [field] = userReferences(resource);
+    if (owner === undefined || field === undefined || resource.name === 'users' || (values[field] !== undefined && values[field] !== null)) return values;
+    return { ...values, [field]: owner };
   }
 
   /** An audit entry with no record change of its own (security events, purges). */

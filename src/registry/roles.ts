@@ -23,6 +23,16 @@ export const roleCapabilities: Readonly<Record<Role, readonly string[]>> = Objec
   admin: Object.freeze([...all]),
 });
 
+/**
+ * Which records of its tenant a role reaches among those that reference a user (bookings,
+ * orders, subscriptions, consents): `own` — only those naming the signed-in user (and the
+ * user's own `users` record); `tenant` — all of them. Enforced in the data layer
+ * (`src/data/tenant-scope.ts`), like tenant scope: a record out of reach answers 404.
+ */
+export type RecordReach = 'own' | 'tenant';
+
+export const roleReach: Readonly<Record<Role, RecordReach>> = Object.freeze({ guest: 'own', staff: 'tenant', admin: 'tenant' });
+
 export function isRole(value: unknown): value is Role {
   return value === 'guest' || value === 'staff' || value === 'admin';
 }

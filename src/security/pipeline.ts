@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
+import { userEvent } from '../services/security-events.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
@@ -9,7 +10,7 @@ import type { Principal, TenantScope } from './principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
 import type { UserDirectory } from './user-directory.js';
-import { roleCapabilities } from '../registry/roles.js';
+import { roleCapabilities, roleReach } from '../registry/roles.js';
 
 export interface SecurityDeps {
   readonly authenticator: Authenticator;
@@ -77,13 +78,14 @@ async function userPrincipal(deps: SecurityDeps, auth: Authenticated, request: F
     const capability = String(config.capability);
     if (!granted.has(capability)) throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
     if (config.stepUp === true && !(auth.claims.amr ?? []).includes('totp')) {
+      await deps.events?.record(userEvent('step_up_required', { clientIp: request.ip, requestId: String(request.id) }, { userId: user.userId, tenantId: user.tenantId }, { capability, method: request.method, route: request.routeOptions.url ?? null, amr: auth.claims.amr ?? [] }));
       throw authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', auth.scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
     }
   }
   if (request.headers['x-tenant-id'] !== undefined) throw new ApiError('tenant_forbidden', 'Users act in their own tenant; X-Tenant-Id is for system-level clients');
   const home = await deps.tenants.resolve(user.tenantId);
   if (!home) throw authError('invalid_token', 'The tenant of this user no longer exists', auth.scheme, 'invalid_token');
-  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false });
+  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false, ...(roleReach[user.role] === 'own' ? { ownRecordsOf: user.userId } : {}) });
 }
 
 const grantedByClaims = new WeakMap<AccessTokenClaims, ReadonlySet<string>>();

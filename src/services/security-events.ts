@@ -5,8 +5,35 @@ import { asSystem } from '../security/principal.js';
 import { appendAuditBatch } from '../data/audit-trail.js';
 import type { Clock } from './clock.js';
 
+/** Security events of API clients (token endpoint, security pipeline). */
+export type ClientEventName = 'token_issued' | 'token_refused' | 'replay_detected' | 'capability_denied' | 'ip_refused';
+
+/**
+ * Security events of end users (sign-in, `docs/end-users.md`): a token issued (`sign_in`),
+ * a code refused (`sign_in_failed`), a challenge dead after its last allowed try
+ * (`sign_in_locked`), a code not sent (`otp_refused`: resend cooldown or daily cap), the
+ * first factor passed with TOTP still to come (`mfa_challenge`), TOTP enrolment, activation
+ * and removal, a refused TOTP code outside sign-in (`totp_failed`), a recovery code spent,
+ * and the RFC 9470 step-up refusal (`step_up_required`).
+ */
+export const userEventNames = [
+  'sign_in',
+  'sign_in_failed',
+  'sign_in_locked',
+  'otp_refused',
+  'mfa_challenge',
+  'totp_enrolled',
+  'totp_activated',
+  'totp_failed',
+  'totp_disabled',
+  'recovery_code_used',
+  'step_up_required',
+] as const;
+
+export type UserEventName = (typeof userEventNames)[number];
+
 /** Security events recorded in the audit trail under the `security` category. */
-export type SecurityEventName = 'token_issued' | 'token_refused' | 'replay_detected' | 'capability_denied' | 'ip_refused';
+export type SecurityEventName = ClientEventName | UserEventName;
 
 export interface SecurityEvent {
   readonly name: SecurityEventName;
@@ -15,13 +42,29 @@ export interface SecurityEvent {
   readonly tenantId: string | null;
   readonly clientIp: string | null;
   readonly requestId: string | null;
-  /** Event details; for refusals the private reason, which clients never see. */
+  /** Event details; for refusals the private reason, which clients never see. Never a code, secret or token. */
   readonly details: Readonly<Record<string, unknown>>;
+  /**
+   * Set for end-user events: the entry is about `users` record `userId` (and the user is its
+   * actor); `null` when no user is known (an unknown challenge or destination).
+   */
+  readonly userId?: string | null;
 }
 
-function actor(clientId: string | null): Principal {
+/** An end user's security event; `userId` null when the attempt matched no user. */
+export function userEvent(
+  name: UserEventName,
+  request: { readonly clientIp: string | null; readonly requestId: string | null },
+  subject: { readonly userId: string | null; readonly tenantId: string | null },
+  details: Readonly<Record<string, unknown>> = {},
+): SecurityEvent {
+  return { name, clientId: null, userId: subject.userId, tenantId: subject.tenantId, clientIp: request.clientIp, requestId: request.requestId, details };
+}
+
+function actor(event: SecurityEvent): Principal {
   const system = asSystem();
-  return clientId ? { ...system, actorType: 'client', actorId: clientId, unrestricted: false } : system;
+  if (event.userId) return { ...system, actorType: 'user', actorId: event.userId, unrestricted: false };
+  return event.clientId ? { ...system, actorType: 'client', actorId: event.clientId, unrestricted: false } : system;
 }
 
 interface Batch {
@@ -85,8 +128,15 @@ export class SecurityEvents {
   private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {
     try {
       const entries = batch.map(({ event, at }) => ({
-        context: { principal: actor(event.clientId), clientIp: event.clientIp, requestId: event.requestId },
-        event: { category: 'security', action: event.name, resource: 'api-clients', recordId: event.clientId, tenantId: event.tenantId, oldValues: null, newValues: event.details } as const,
+        context: { principal: actor(event), clientIp: event.clientIp, requestId: event.requestId },
+        event: {
+          category: 'security',
+          action: event.name,
+          ...(event.userId === undefined ? { resource: 'api-clients', recordId: event.clientId } : { resource: 'users', recordId: event.userId }),
+          tenantId: event.tenantId,
+          oldValues: null,
+          newValues: event.details,
+        } as const,
         at,
       }));
       await this.database.db.transaction().execute((trx) => appendAuditBatch(trx, this.database.dialect, entries));

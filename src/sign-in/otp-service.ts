@@ -7,6 +7,9 @@ import type { Metrics } from '../observability/metrics.js';
 import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
+import type { RequestContext } from '../services/request-context.js';
+import { userEvent } from '../services/security-events.js';
+import type { SecurityEvents, UserEventName } from '../services/security-events.js';
 import type { Channel, MessageSender } from './messages.js';
 import { signInMessage } from './messages.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
@@ -37,7 +40,12 @@ export interface OtpDeps {
   readonly limits: Readonly<Record<Channel, number>>;
   readonly log: FastifyBaseLogger;
   readonly metrics?: Metrics;
+  /** The audit trail of sign-ins, refusals and lockouts (`security` category). */
+  readonly events?: SecurityEvents;
 }
+
+/** Why a code was refused, for the audit trail only (clients always see `invalid_grant`). */
+export type RefusalReason = 'wrong_code' | 'expired' | 'used' | 'unknown' | 'locked' | 'user_inactive' | 'replayed';
 
 /**
  * Sign-in by one-time password. `start` answers the same whether or not the destination
@@ -49,20 +57,27 @@ export interface OtpDeps {
 export class OtpService {
   constructor(private readonly deps: OtpDeps) {}
 
-  async start(body: unknown): Promise<{ challenge_id: string; expires_in: number }> {
+  async start(context: RequestContext, body: unknown): Promise<{ challenge_id: string; expires_in: number }> {
     const { tenantId, channel, destination } = parseStart(body);
     if (channel === 'sms' && !this.deps.sender.smsAvailable) throw validationError([{ field: 'channel', message: 'SMS sign-in is not configured (SMS_WEBHOOK_URL)' }]);
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
+    const user = await this.deps.users.findByDestination(tenantId, channel, destination);
+    const active = user?.active === true ? user : undefined;
+    // The destination itself stays out of the trail (personal data); the user, when known, is named.
+    const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, tenantId, { channel, reason });
     const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
     const recent = await db.selectFrom('otp_challenges').select('created_at').where('destination_key', '=', destinationKey).where('created_at', '>', now - otpPolicy.resendAfterMs).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
     if (recent) {
+      await refused('cooldown');
       const wait = Math.max(1, Math.ceil((Number(recent.created_at) + otpPolicy.resendAfterMs - now) / 1000));
       throw new ApiError('rate_limited', `A code was sent to this destination less than a minute ago; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
     }
-    await this.countMessage(channel, now);
-    const user = await this.deps.users.findByDestination(tenantId, channel, destination);
-    const active = user?.active === true ? user : undefined;
+    const capped = await this.countMessage(channel, now);
+    if (capped) {
+      await refused('daily_limit');
+      throw capped;
+    }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const id = randomUUID();
     await db
@@ -88,11 +103,13 @@ export class OtpService {
   }
 
   /** A token, or — when the user has TOTP — a short-lived token for the second factor. */
-  async verify(body: unknown): Promise<UserTokenResponse | MfaRequired> {
+  async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse | MfaRequired> {
     const { challengeId, code } = parseVerify(body);
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
-    // One try used, atomically: five wrong codes and the challenge is dead, whatever runs in parallel.
+    // One try used, atomically, before the code is compared — and the row read in the same
+    // statement: five wrong codes and the challenge is dead, whatever runs in parallel on
+    // however many instances, and exactly one request sees the count reach the limit.
     const tried = await db
       .updateTable('otp_challenges')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
@@ -100,29 +117,60 @@ export class OtpService {
       .where('used_at', 'is', null)
       .where('attempts', '<', otpPolicy.maxAttempts)
       .where('expires_at', '>', now)
+      .returning(['code_hash', 'user_id', 'tenant_id', 'channel', 'attempts'])
       .executeTakeFirst();
-    if (Number(tried.numUpdatedRows) !== 1) throw invalidGrant();
-    const row = await db.selectFrom('otp_challenges').select(['code_hash', 'user_id']).where('_id', '=', challengeId).executeTakeFirstOrThrow();
-    const matches = this.deps.dataKey.verifyMac(row.code_hash, 'otp-code', challengeId, code);
-    if (!matches || row.user_id === null) throw invalidGrant();
+    if (!tried) {
+      await this.refusedChallenge(context, challengeId, now);
+      throw invalidGrant();
+    }
+    const subject = { userId: tried.user_id, tenantId: tried.tenant_id };
+    const matches = this.deps.dataKey.verifyMac(tried.code_hash, 'otp-code', challengeId, code);
+    if (!matches || tried.user_id === null) {
+      const attempts = Number(tried.attempts);
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'wrong_code', attempts, challenge_id: challengeId });
+      if (attempts >= otpPolicy.maxAttempts) await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, attempts, challenge_id: challengeId });
+      throw invalidGrant();
+    }
     const used = await db.updateTable('otp_challenges').set({ used_at: now }).where('_id', '=', challengeId).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) throw invalidGrant();
-    const user = await this.deps.users.get(row.user_id);
-    if (!user?.active) throw invalidGrant();
+    if (Number(used.numUpdatedRows) !== 1) {
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'used', challenge_id: challengeId });
+      throw invalidGrant();
+    }
+    const user = await this.deps.users.get(tried.user_id);
+    if (!user?.active) {
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'user_inactive', challenge_id: challengeId });
+      throw invalidGrant();
+    }
     const totp = await db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
     if (totp?.enabled === 1) {
       const token = randomBytes(32).toString('base64url');
       await db.insertInto('mfa_challenges').values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: now + otpPolicy.mfaLifetimeMs, used_at: null }).execute();
+      await this.record('mfa_challenge', context, user.userId, user.tenantId, { channel: tried.channel });
       return { mfa_required: true, mfa_token: token };
     }
-    return this.deps.tokens.issue(user, ['otp']);
+    const issued = await this.deps.tokens.issue(user, ['otp']);
+    await this.record('sign_in', context, user.userId, user.tenantId, { amr: ['otp'], channel: tried.channel, role: user.role });
+    return issued;
   }
 
-  /** Counts a message against today's deployment-wide cap, or refuses it (429) with nothing sent. */
-  private async countMessage(channel: Channel, now: number): Promise<void> {
+  /** Audits a refused code whose challenge took no try: unknown, used, expired or already dead. */
+  private async refusedChallenge(context: RequestContext, challengeId: string, now: number): Promise<void> {
+    const row = await this.deps.database.db.selectFrom('otp_challenges').select(['user_id', 'tenant_id', 'channel', 'used_at', 'expires_at', 'attempts']).where('_id', '=', challengeId).executeTakeFirst();
+    const reason: RefusalReason = !row ? 'unknown' : row.used_at !== null ? 'used' : Number(row.attempts) >= otpPolicy.maxAttempts ? 'locked' : Number(row.expires_at) <= now ? 'expired' : 'unknown';
+    // An unknown id is the caller's text: it is not repeated in the trail.
+    await this.record('sign_in_failed', context, row?.user_id ?? null, row?.tenant_id ?? null, { step: 'otp', reason, ...(row ? { channel: row.channel, challenge_id: challengeId } : {}) });
+  }
+
+  private record(name: UserEventName, context: RequestContext, userId: string | null, tenantId: string | null, details: Record<string, unknown>): Promise<void> {
+    return this.deps.events?.record(userEvent(name, context, { userId, tenantId }, details)) ?? Promise.resolve();
+  }
+
+  /** Counts a message against today's deployment-wide cap; past it, the 429 to answer (nothing is sent). */
+  private async countMessage(channel: Channel, now: number): Promise<ApiError | undefined> {
     const limit = this.deps.limits[channel];
     const day = new Date(now).toISOString().slice(0, 10);
     const { db } = this.deps.database;
+    // One statement counts and checks: concurrent starts on any instance cannot pass the cap together.
     const counted =
       limit > 0 &&
       Number(
@@ -137,10 +185,11 @@ export class OtpService {
     if (!counted) {
       this.deps.metrics?.otpMessage(channel, 'refused_daily_limit');
       this.deps.metrics?.otpDailyCapUsed(channel, 1);
-      throw new ApiError('daily_limit_reached', `Today's limit of ${channel === 'sms' ? 'SMS' : 'e-mail'} sign-in messages is reached; try again tomorrow (UTC) or use another channel`, { headers: { 'retry-after': String(Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now) / 1000)) } });
+      return new ApiError('daily_limit_reached', `Today's limit of ${channel === 'sms' ? 'SMS' : 'e-mail'} sign-in messages is reached; try again tomorrow (UTC) or use another channel`, { headers: { 'retry-after': String(Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now) / 1000)) } });
     }
     const row = await db.selectFrom('otp_daily_counts').select('sent').where('day', '=', day).where('channel', '=', channel).executeTakeFirst();
     this.deps.metrics?.otpDailyCapUsed(channel, Number(row?.sent ?? 0) / limit);
+    return undefined;
   }
 }
 

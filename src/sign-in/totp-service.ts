@@ -8,12 +8,36 @@ import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory, UserState } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
+import { userEvent } from '../services/security-events.js';
+import type { SecurityEvents, UserEventName } from '../services/security-events.js';
 import { invalidGrant, objectBody, otpPolicy } from './otp-service.js';
+import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
 const users = getResource('users');
-const period = 30;
 const recoveryCodeCount = 10;
+
+/** The TOTP parameters of CONTRACT.md: RFC 6238 with SHA-1, 6 digits, 30 s steps, ±1 step. */
+export const totpPolicy = { algorithm: 'SHA1', digits: 6, period: 30, window: 1 } as const;
+
+/**
+ * The otpauth generator the service signs users in with. `overrides` exists for the RFC 6238
+ * Appendix B vectors (8 digits, SHA-256/512 seeds): they run through this same construction.
+ */
+export function totpGenerator(secret: Secret, label: string, overrides: { algorithm?: 'SHA1' | 'SHA256' | 'SHA512'; digits?: number } = {}): TOTP {
+  return new TOTP({ issuer: 'Booking service', label, algorithm: overrides.algorithm ?? totpPolicy.algorithm, digits: overrides.digits ?? totpPolicy.digits, period: totpPolicy.period, secret });
+}
+
+/**
+ * The RFC 6238 time step a code belongs to at `now` (ms), within ±1 step, or `null`. The
+ * service then claims that step with a compare-and-set, so each code is accepted once.
+ */
+export function matchingStep(totp: TOTP, code: string, now: number): number | null {
+  const delta = totp.validate({ token: code, timestamp: now, window: totpPolicy.window });
+  return delta === null ? null : Math.floor(now / 1000 / totpPolicy.period) + delta;
+}
+
+type Outcome = 'accepted' | 'wrong_code' | 'replayed';
 
 export interface Enrollment {
   readonly secret: string;
@@ -36,7 +60,7 @@ function recoveryCode(): string {
  */
 export class TotpService {
   constructor(
-    private readonly deps: { readonly database: Database; readonly clock: Clock; readonly dataKey: DataKey; readonly users: UserDirectory; readonly tokens: UserTokens },
+    private readonly deps: { readonly database: Database; readonly clock: Clock; readonly dataKey: DataKey; readonly users: UserDirectory; readonly tokens: UserTokens; readonly events?: SecurityEvents },
   ) {}
 
   /** A new secret for the signed-in user (replacing one not yet activated). */
@@ -57,6 +81,7 @@ export class TotpService {
       created_at: this.deps.clock.now(),
     };
     await db.insertInto('user_totp').values(row).onConflict((conflict) => conflict.column('user_id').doUpdateSet(row).where('user_totp.enabled', '=', 0)).execute();
+    await this.record('totp_enrolled', context, user, { recovery_codes: codes.length });
     return { secret: secret.base32, otpauth_uri: totp.toString(), recovery_codes: codes };
   }
 
@@ -66,12 +91,17 @@ export class TotpService {
     const code = parseCode(body, 'code');
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
-    if (!(await this.accept(row, user, code, { enabling: true }))) throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+    const outcome = await this.accept(row, user, code, { enabling: true });
+    if (outcome !== 'accepted') {
+      await this.record('totp_failed', context, user, { operation: 'activate', reason: outcome });
+      throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+    }
     await this.setFlag(context, user, true);
+    await this.record('totp_activated', context, user);
   }
 
   /** The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or recovery) code. */
-  async verify(body: unknown): Promise<UserTokenResponse> {
+  async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
     const input = objectBody(body);
     const token = input.mfa_token;
     const code = typeof input.code === 'string' ? input.code.trim() : '';
@@ -81,6 +111,7 @@ export class TotpService {
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const tokenHash = this.deps.dataKey.mac('mfa', token);
+    // A try counted before the code is checked, and the row read in the same statement.
     const tried = await db
       .updateTable('mfa_challenges')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
@@ -88,17 +119,31 @@ export class TotpService {
       .where('used_at', 'is', null)
       .where('attempts', '<', otpPolicy.maxAttempts)
       .where('expires_at', '>', now)
+      .returning(['user_id', 'attempts'])
       .executeTakeFirst();
-    if (Number(tried.numUpdatedRows) !== 1) throw invalidGrant('The mfa_token is wrong, expired or used up; sign in again');
-    const challenge = await db.selectFrom('mfa_challenges').select('user_id').where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
-    const user = await this.deps.users.get(challenge.user_id);
-    const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', challenge.user_id).executeTakeFirst();
-    if (!user?.active || !row || row.enabled !== 1) throw invalidGrant();
-    const accepted = code.includes('-') ? await this.useRecoveryCode(row, user, code) : await this.accept(row, user, code, { enabling: false });
-    if (!accepted) throw invalidGrant();
+    if (!tried) {
+      await this.refusedChallenge(context, tokenHash, now);
+      throw invalidGrant('The mfa_token is wrong, expired or used up; sign in again');
+    }
+    const user = await this.deps.users.get(tried.user_id);
+    const subject = { userId: tried.user_id, tenantId: user?.tenantId ?? null };
+    const refuse = async (reason: RefusalReason) => {
+      const attempts = Number(tried.attempts);
+      await this.events('sign_in_failed', context, subject, { step: 'totp', reason, attempts });
+      if (attempts >= otpPolicy.maxAttempts) await this.events('sign_in_locked', context, subject, { step: 'totp', attempts });
+      return invalidGrant();
+    };
+    const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', tried.user_id).executeTakeFirst();
+    if (!user?.active || !row || row.enabled !== 1) throw await refuse('user_inactive');
+    const recovery = code.includes('-');
+    const outcome = recovery ? await this.useRecoveryCode(row, user, code) : await this.accept(row, user, code, { enabling: false });
+    if (outcome !== 'accepted') throw await refuse(outcome);
     const used = await db.updateTable('mfa_challenges').set({ used_at: now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) throw invalidGrant();
-    return this.deps.tokens.issue(user, ['otp', 'totp']);
+    if (Number(used.numUpdatedRows) !== 1) throw await refuse('used');
+    if (recovery) await this.record('recovery_code_used', context, user, { remaining: (JSON.parse(row.recovery_codes) as unknown[]).length - 1 });
+    const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
+    await this.record('sign_in', context, user, { amr: ['otp', 'totp'], second_factor: recovery ? 'recovery_code' : 'totp', role: user.role });
+    return issued;
   }
 
   /**
@@ -110,8 +155,14 @@ export class TotpService {
     const code = parseCode(body, 'code');
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
-    if (!(await this.accept(row, user, code, { enabling: false }))) throw invalidGrant('The code is not the current code of the authenticator, or was used already');
-    return this.deps.tokens.issue(user, ['otp', 'totp']);
+    const outcome = await this.accept(row, user, code, { enabling: false });
+    if (outcome !== 'accepted') {
+      await this.record('totp_failed', context, user, { operation: 'step_up', reason: outcome });
+      throw invalidGrant('The code is not the current code of the authenticator, or was used already');
+    }
+    const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
+    await this.record('sign_in', context, user, { amr: ['otp', 'totp'], step: 'step_up', role: user.role });
+    return issued;
   }
 
   /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. */
@@ -121,18 +172,22 @@ export class TotpService {
     const { db } = this.deps.database;
     const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
-    if (!(await this.accept(row, user, code, { enabling: false }))) throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+    const outcome = await this.accept(row, user, code, { enabling: false });
+    if (outcome !== 'accepted') {
+      await this.record('totp_failed', context, user, { operation: 'disable', reason: outcome });
+      throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+    }
     await db.deleteFrom('user_totp').where('user_id', '=', user.userId).execute();
     await this.setFlag(context, user, false);
+    await this.record('totp_disabled', context, user);
   }
 
   /** Checks a code and claims its time step (never an earlier or the same one again). */
-  private async accept(row: { secret: string; last_step: number }, user: UserState, code: string, options: { enabling: boolean }): Promise<boolean> {
-    const totp = this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user);
-    const now = this.deps.clock.now();
-    const delta = totp.validate({ token: code, timestamp: now, window: 1 });
-    if (delta === null) return false;
-    const step = Math.floor(now / 1000 / period) + delta;
+  private async accept(row: { secret: string; last_step: number }, user: UserState, code: string, options: { enabling: boolean }): Promise<Outcome> {
+    const totp = totpGenerator(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user.email ?? user.userId);
+    const step = matchingStep(totp, code, this.deps.clock.now());
+    if (step === null) return 'wrong_code';
+    // Compare-and-set on the last used step: of two instances given the same code at once, one wins.
     const claimed = await this.deps.database.db
       .updateTable('user_totp')
       .set({ last_step: step, ...(options.enabling ? { enabled: 1 } : {}) })
@@ -140,21 +195,37 @@ export class TotpService {
       .where('last_step', '<', step)
       .where('enabled', '=', options.enabling ? 0 : 1)
       .executeTakeFirst();
-    return Number(claimed.numUpdatedRows) === 1;
+    return Number(claimed.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
-  private async useRecoveryCode(row: { recovery_codes: string }, user: UserState, code: string): Promise<boolean> {
+  private async useRecoveryCode(row: { recovery_codes: string }, user: UserState, code: string): Promise<Outcome> {
     const hashes = JSON.parse(row.recovery_codes) as string[];
     const index = hashes.findIndex((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code));
-    if (index < 0) return false;
+    if (index < 0) return 'wrong_code';
     const rest = JSON.stringify(hashes.filter((_, i) => i !== index));
     // Compare-and-set on the list: two uses of one code cannot both win.
     const used = await this.deps.database.db.updateTable('user_totp').set({ recovery_codes: rest }).where('user_id', '=', user.userId).where('recovery_codes', '=', row.recovery_codes).executeTakeFirst();
-    return Number(used.numUpdatedRows) === 1;
+    return Number(used.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
   private totp(secret: Secret, user: UserState): TOTP {
-    return new TOTP({ issuer: 'Booking service', label: user.email ?? user.userId, algorithm: 'SHA1', digits: 6, period, secret });
+    return totpGenerator(secret, user.email ?? user.userId);
+  }
+
+  /** Audits an mfa_token refused before any try: unknown, used, expired or already dead. */
+  private async refusedChallenge(context: RequestContext, tokenHash: string, now: number): Promise<void> {
+    const row = await this.deps.database.db.selectFrom('mfa_challenges').select(['user_id', 'used_at', 'expires_at', 'attempts']).where('token_hash', '=', tokenHash).executeTakeFirst();
+    const reason: RefusalReason = !row ? 'unknown' : row.used_at !== null ? 'used' : Number(row.attempts) >= otpPolicy.maxAttempts ? 'locked' : Number(row.expires_at) <= now ? 'expired' : 'unknown';
+    const user = row ? await this.deps.users.get(row.user_id) : undefined;
+    await this.events('sign_in_failed', context, { userId: row?.user_id ?? null, tenantId: user?.tenantId ?? null }, { step: 'totp', reason });
+  }
+
+  private record(name: UserEventName, context: RequestContext, user: UserState, details: Record<string, unknown> = {}): Promise<void> {
+    return this.events(name, context, { userId: user.userId, tenantId: user.tenantId }, details);
+  }
+
+  private events(name: UserEventName, context: RequestContext, subject: { userId: string | null; tenantId: string | null }, details: Record<string, unknown>): Promise<void> {
+    return this.deps.events?.record(userEvent(name, context, subject, details)) ?? Promise.resolve();
   }
 
   private async user(context: RequestContext): Promise<UserState> {

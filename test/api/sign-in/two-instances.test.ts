@@ -1,0 +1,173 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import type { App } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config/config.js';
+import type { Database, DialectName } from '../../../src/db/dialect.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { openPostgres } from '../../../src/db/postgres.js';
+import { openSqlite } from '../../../src/db/sqlite.js';
+import { getResource } from '../../../src/registry/index.js';
+import { asSystem } from '../../../src/security/principal.js';
+import { SigningKeyStore } from '../../../src/security/signing-keys.js';
+import { dialects, freshPostgresUrl } from '../../support/databases.js';
+import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import type { Received } from '../../support/mail-and-sms.js';
+import { expectProblem } from '../../support/problem.js';
+
+type Receiver = Awaited<ReturnType<typeof startSmtp>>;
+
+/**
+ * Two instances of the service on one database (one SQLite file, or one PostgreSQL
+ * database), each with its own connection and caches, sharing only what CONTRACT.md says
+ * they share: the database, the data key and the signing keys. One-time codes, daily caps
+ * and TOTP replay protection must hold across them (issue 13).
+ */
+describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectName) => {
+  let apps: [App, App];
+  let databases: Database[];
+  let smtp: Receiver;
+  let sms: Receiver;
+  let dataDir: string;
+  let tenant: string;
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const phoneOf = (i: number) => `+491510000${String(i).padStart(4, '0')}`;
+
+  beforeAll(async () => {
+    [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
+    dataDir = mkdtempSync(join(tmpdir(), 'booking-sign-in-'));
+    const config = loadConfig({
+      DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false',
+      SMTP_URL: smtp.url, SMS_WEBHOOK_URL: sms.url, OTP_DAILY_EMAIL_LIMIT: '3', OTP_DAILY_SMS_LIMIT: '3',
+    });
+    const url = dialect === 'postgres' ? await freshPostgresUrl() : join(dataDir, 'shared.sqlite');
+    const open = () => (dialect === 'postgres' ? openPostgres({ connectionString: url, poolSize: 10, statementTimeoutMs: 5000 }) : openSqlite(url));
+    databases = [open(), open()];
+    await migrateToLatest(databases[0] as Database);
+    const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+    apps = [
+      await buildApp(config, { database: databases[0] as Database, keys, logger: false, clock: { now } }),
+      await buildApp(config, { database: databases[1] as Database, keys, logger: false, clock: { now } }),
+    ];
+    for (const app of apps) await app.server.ready();
+    const system = { principal: asSystem(), clientIp: null, requestId: null };
+    tenant = String((await apps[0].resources.create(system, getResource('tenants'), { name: 'Two instances', level: 'tenant' })).record._id);
+    const context = { principal: { ...asSystem(), scope: { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` } }, clientIp: null, requestId: null };
+    for (let i = 1; i <= 10; i += 1) {
+      await apps[0].resources.create(context, getResource('users'), { email: `user${i}@two.test`, phone: phoneOf(i), role: 'admin' });
+    }
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.server.close();
+    for (const database of databases) await database.close();
+    await smtp.close();
+    await sms.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const request = (app: App, url: string, body: unknown, token?: string): Promise<LightMyRequestResponse> =>
+    app.server.inject({
+      method: 'POST', url,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  const start = (app: App, channel: 'email' | 'sms', destination: string) => request(app, '/v1/auth/otp/start', { tenant_id: tenant, channel, destination });
+  const verify = (app: App, challenge: string, code: string) => request(app, '/v1/auth/otp/verify', { challenge_id: challenge, code });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  /** An e-mail challenge for `email` started on `app`, and its code. */
+  async function challenge(app: App, email: string, channel: 'email' | 'sms' = 'email', destination = email): Promise<{ id: string; code: string }> {
+    const receiver = channel === 'email' ? smtp : sms;
+    const before = receiver.messages.length;
+    const started = await start(app, channel, destination);
+    expect(started.statusCode, started.body).toBe(202);
+    await waitFor(receiver.messages, before + 1);
+    return { id: started.json().challenge_id as string, code: codeIn(receiver.messages.find((m: Received, i: number) => i >= before && m.to === destination)) };
+  }
+
+  it('a daily cap of 3 stops the 4th e-mail with 429 daily_limit_reached, whichever instance is asked, and it never reaches the SMTP server', async () => {
+    const answers = [];
+    for (const [i, app] of [apps[0], apps[1], apps[0]].entries()) answers.push(await start(app, 'email', `user${i + 1}@two.test`));
+    expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202]);
+    const fourth = await start(apps[1], 'email', 'user4@two.test');
+    expectProblem(fourth, 429, 'daily_limit_reached');
+    expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+    expectProblem(await start(apps[0], 'email', 'user5@two.test'), 429, 'daily_limit_reached');
+    await waitFor(smtp.messages, 3);
+    await settle();
+    expect(smtp.messages.map((m) => m.to).sort()).toEqual(['user1@two.test', 'user2@two.test', 'user3@two.test']);
+  });
+
+  it('10 SMS to 10 users asked for at once over both instances: 3 accepted, 7 refused, exactly those 3 at the HTTP receiver', async () => {
+    const phones = Array.from({ length: 10 }, (_, i) => phoneOf(i + 1));
+    const answers = await Promise.all(phones.map((phone, i) => start(apps[i % 2] as App, 'sms', phone)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    for (const refused of answers.filter((a) => a.statusCode === 429)) expect(refused.json().code).toBe('daily_limit_reached');
+    const counted = await (databases[1] as Database).db.selectFrom('otp_daily_counts').select('sent').where('channel', '=', 'sms').executeTakeFirstOrThrow();
+    expect(Number(counted.sent)).toBe(3);
+    await waitFor(sms.messages, 3);
+    await settle();
+    const accepted = phones.filter((_, i) => answers[i]?.statusCode === 202);
+    expect(sms.messages.map((m) => m.to).sort()).toEqual(accepted.sort());
+  });
+
+  it('50 parallel wrong guesses over both instances: 5 counted, then the challenge is dead — also for the right code', async () => {
+    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
+    offset += 61_000;
+    const { id, code } = await challenge(apps[0], 'user1@two.test');
+    const wrong = code === '000000' ? '111111' : '000000';
+    const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => verify(apps[i % 2] as App, id, wrong)));
+    for (const guess of guesses) expectProblem(guess, 400, 'invalid_grant');
+    const row = await (databases[1] as Database).db.selectFrom('otp_challenges').select(['attempts', 'used_at']).where('_id', '=', id).executeTakeFirstOrThrow();
+    expect(Number(row.attempts)).toBe(5);
+    expect(row.used_at).toBeNull();
+    expectProblem(await verify(apps[0], id, code), 400, 'invalid_grant');
+    expectProblem(await verify(apps[1], id, code), 400, 'invalid_grant');
+    // The trail agrees: five counted tries, one lockout, the rest refused as a dead challenge.
+    for (const app of apps) await app.securityEvents.flush();
+    const rows = await (databases[0] as Database).db.selectFrom('audit_logs').select(['action', 'new_values']).where('category', '=', 'security').where('action', 'in', ['sign_in_failed', 'sign_in_locked']).execute();
+    const details = rows.map((row) => ({ action: row.action, ...((typeof row.new_values === 'string' ? JSON.parse(row.new_values) : row.new_values) as { reason?: string; challenge_id?: string }) }));
+    const reasons = details.filter((d) => d.challenge_id === id).map((d) => `${d.action}:${d.reason ?? ''}`);
+    expect(reasons.filter((r) => r === 'sign_in_failed:wrong_code')).toHaveLength(5);
+    expect(reasons.filter((r) => r === 'sign_in_locked:')).toHaveLength(1);
+    expect(reasons.filter((r) => r === 'sign_in_failed:locked')).toHaveLength(47);
+  });
+
+  it('the same TOTP code sent to both instances at once is accepted once (step-up and sign-in)', async () => {
+    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
+    offset += 61_000;
+    const first = await challenge(apps[1], 'user2@two.test');
+    const token = (await verify(apps[1], first.id, first.code)).json().access_token as string;
+    const enrolled = await request(apps[0], '/v1/auth/totp/enroll', undefined, token);
+    expect(enrolled.statusCode, enrolled.body).toBe(200);
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    expect((await request(apps[1], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+
+    for (let round = 0; round < 5; round += 1) {
+      offset += 30_000;
+      const code = totp.generate({ timestamp: now() });
+      const stepUps = await Promise.all(apps.map((app) => request(app, '/v1/auth/totp/step-up', { code }, token)));
+      expect(stepUps.map((r) => r.statusCode).sort()).toEqual([200, 400]);
+    }
+
+    // Two sign-ins waiting for their second factor (e-mail and SMS), finished with one code on both instances at once.
+    offset += 61_000;
+    const byEmail = await challenge(apps[0], 'user2@two.test');
+    const bySms = await challenge(apps[1], 'user2@two.test', 'sms', phoneOf(2));
+    const mfaTokens = [
+      (await verify(apps[0], byEmail.id, byEmail.code)).json().mfa_token as string,
+      (await verify(apps[1], bySms.id, bySms.code)).json().mfa_token as string,
+    ];
+    offset += 30_000;
+    const code = totp.generate({ timestamp: now() });
+    const finished = await Promise.all(apps.map((app, i) => request(app, '/v1/auth/totp/verify', { mfa_token: mfaTokens[i], code })));
+    expect(finished.map((r) => r.statusCode).sort()).toEqual([200, 400]);
+  });
+});
