@@ -11,6 +11,7 @@ import type { UserDirectory } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
+import { userEvent } from '../services/security-events.js';
 import { objectBody } from './otp-service.js';
 import { invalidGrant, verifiedEmail } from './oauth-code-grant.js';
 import type { OAuthProviders } from './oauth-providers.js';
@@ -132,7 +133,7 @@ export class OAuthLogin {
       const user = await this.deps.users.get(redeemed.user_id);
       if (!user?.active || user.tenantId !== redeemed.tenant_id) throw invalidGrant('The user of this login code is no longer active');
       const token = await this.deps.tokens.issue(user, ['fed']);
-      await this.deps.events.record({ name: 'token_issued', clientId: null, tenantId: user.tenantId, clientIp: context.clientIp, requestId: context.requestId, details: { method: 'oauth', provider, user_id: user.userId, amr: ['fed'] } });
+      await this.deps.events.record(userEvent('sign_in', context, { userId: user.userId, tenantId: user.tenantId }, { method: 'oauth', provider, amr: ['fed'] }));
       return token;
     }, () => tenantId);
   }
@@ -157,10 +158,9 @@ export class OAuthLogin {
       return await step();
     } catch (error) {
       const reason = error instanceof ApiError ? (error.privateReason ?? error.message) : (error as Error).message;
-      await this.deps.events.record({
-        name: 'token_refused', clientId: null, tenantId: tenant(), clientIp: context.clientIp, requestId: context.requestId,
-        details: { method: 'oauth', stage, provider: (typeof provider === 'string' ? provider : provider()).slice(0, 40), reason: reason.slice(0, 300) },
-      });
+      await this.deps.events.record(userEvent('sign_in_failed', context, { userId: null, tenantId: tenant() }, {
+        method: 'oauth', stage, provider: (typeof provider === 'string' ? provider : provider()).slice(0, 40), reason: reason.slice(0, 300),
+      }));
       throw error;
     }
   }
