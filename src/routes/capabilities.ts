@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { capabilities } from '../derive/capabilities.js';
+import { roleCapabilities, roleReach } from '../registry/roles.js';
+import type { Role } from '../registry/roles.js';
 
-/** `GET /v1/capabilities`: every capability the registry derives. */
+/** The end-user roles with what their tokens may do and which records they reach. */
+const roles = (Object.keys(roleCapabilities) as Role[]).map((name) => ({ name, reach: roleReach[name], capabilities: roleCapabilities[name] }));
+
+/** `GET /v1/capabilities`: every capability the registry derives, and the end-user roles' sets. */
 export async function capabilityRoutes(app: FastifyInstance): Promise<void> {
   app.get('/v1/capabilities', { config: { capability: 'capabilities:list' } }, async () => ({
     items: capabilities,
     total: capabilities.length,
+    roles,
   }));
 }

@@ -24,8 +24,17 @@ export const serviceSchemas: Record<string, Schema> = {
         items: { type: 'object', properties: { name: { type: 'string' }, resource: { type: 'string' }, description: { type: 'string' } }, required: ['name', 'resource', 'description'] },
       },
       total: { type: 'integer', minimum: 0 },
+      roles: {
+        type: 'array',
+        description: 'The end-user roles (`users.role`): the capabilities of their tokens, and which records they reach (`own`: only records naming the user; `tenant`: the whole tenant).',
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string', enum: ['guest', 'staff', 'admin'] }, reach: { type: 'string', enum: ['own', 'tenant'] }, capabilities: { type: 'array', items: { type: 'string' } } },
+          required: ['name', 'reach', 'capabilities'],
+        },
+      },
     },
-    required: ['items', 'total'],
+    required: ['items', 'total', 'roles'],
   },
   Jwks: {
     type: 'object',
@@ -66,7 +75,7 @@ export function serviceOperations(): [string, Operation][] {
     get('/.well-known/oauth-authorization-server/v1', 'authorization_server_metadata', 'RFC 8414 authorization server metadata', 'discovery', metadata),
     get('/.well-known/oauth-authorization-server', 'authorization_server_metadata_root', 'RFC 8414 metadata (without the issuer path)', 'discovery', metadata),
     get('/.well-known/security.txt', 'security_txt', 'RFC 9116 security contact', 'discovery', { 'text/plain': { schema: { type: 'string' } } }),
-    get('/v1/capabilities', 'list_capabilities', 'Every capability, derived from the registry', 'discovery', jsonOf('CapabilityList')),
+    get('/v1/capabilities', 'list_capabilities', 'Every capability, derived from the registry, and the end-user roles\' capability sets', 'discovery', jsonOf('CapabilityList')),
     get('/v1/openapi.json', 'openapi', 'This OpenAPI document', 'discovery', { 'application/json': { schema: { type: 'object' } } }, {
       responses: { 200: { description: 'The OpenAPI 3.1 document.', headers: cached, content: { 'application/json': { schema: { type: 'object' } } } } },
     }),

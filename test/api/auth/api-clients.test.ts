@@ -180,6 +180,13 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
     const names = (res.json().items as { name: string }[]).map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(['bookings:read', 'api-clients:rotate-key', 'capabilities:list', 'security:read']));
     expect(res.json().total).toBe(names.length);
+    // The end-user roles and their sets, as the user principal applies them.
+    const roles = res.json().roles as { name: string; reach: string; capabilities: string[] }[];
+    expect(roles.map((r) => [r.name, r.reach])).toEqual([['guest', 'own'], ['staff', 'tenant'], ['admin', 'tenant']]);
+    expect(roles.find((r) => r.name === 'guest')?.capabilities).toEqual(expect.arrayContaining(['bookings:create', 'bookings:read']));
+    expect(roles.find((r) => r.name === 'guest')?.capabilities).not.toContain('api-clients:create');
+    expect(roles.find((r) => r.name === 'admin')?.capabilities.sort()).toEqual([...names].sort());
+    for (const role of roles) for (const name of role.capabilities) expect(names).toContain(name);
   });
 
   it('publishes only public members in the JWKS', async () => {

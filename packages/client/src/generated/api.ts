@@ -1246,6 +1246,12 @@ export interface CapabilityList {
     description: string;
   }>;
   total: number;
+  /** The end-user roles (`users.role`): the capabilities of their tokens, and which records they reach (`own`: only records naming the user; `tenant`: the whole tenant). */
+  roles: Array<{
+    name: "guest" | "staff" | "admin";
+    reach: "own" | "tenant";
+    capabilities: string[];
+  }>;
 }
 
 /** RFC 7517 JWK set of the access-token verification keys (ES512). */
