@@ -13,6 +13,7 @@ import { idempotencyKeysMigration } from './migrations/0009-idempotency-keys.js'
 import { jobLeasesMigration } from './migrations/0010-job-leases.js';
 import { incomingWebhooksMigration } from './migrations/0011-incoming-webhooks.js';
 import { oauthLoginMigration } from './migrations/0012-oauth-login.js';
+import { otpResendLocksMigration } from './migrations/0013-otp-resend-locks.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -30,6 +31,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0010-job-leases': jobLeasesMigration(database.dialect),
     '0011-incoming-webhooks': incomingWebhooksMigration(database.dialect),
     '0012-oauth-login': oauthLoginMigration(database.dialect),
+    '0013-otp-resend-locks': otpResendLocksMigration(database.dialect),
   };
 }
 

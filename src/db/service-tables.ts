@@ -56,6 +56,12 @@ export interface ServiceTables {
     expires_at: number;
     used_at: number | null;
   };
+  otp_resend_locks: {
+    /** HMAC of tenant, channel and destination (as `otp_challenges.destination_key`). */
+    destination_key: string;
+    /** When the last code to this destination was sent (epoch ms); the next waits 60 s. */
+    sent_at: number;
+  };
   otp_daily_counts: {
     /** UTC day, `YYYY-MM-DD`. */
     day: string;

@@ -67,10 +67,10 @@ export class OtpService {
     // The destination itself stays out of the trail (personal data); the user, when known, is named.
     const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, tenantId, { channel, reason });
     const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
-    const recent = await db.selectFrom('otp_challenges').select('created_at').where('destination_key', '=', destinationKey).where('created_at', '>', now - otpPolicy.resendAfterMs).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-    if (recent) {
+    const lastSent = await this.claimResend(destinationKey, now);
+    if (lastSent !== undefined) {
       await refused('cooldown');
-      const wait = Math.max(1, Math.ceil((Number(recent.created_at) + otpPolicy.resendAfterMs - now) / 1000));
+      const wait = Math.max(1, Math.ceil((lastSent + otpPolicy.resendAfterMs - now) / 1000));
       throw new ApiError('rate_limited', `A code was sent to this destination less than a minute ago; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
     }
     const capped = await this.countMessage(channel, now);
@@ -100,6 +100,26 @@ export class OtpService {
       this.deps.metrics?.otpMessage(channel, 'no_user');
     }
     return { challenge_id: id, expires_in: otpPolicy.lifetimeMs / 1000 };
+  }
+
+  /**
+   * Claims the destination's resend slot with one conditional upsert: of two requests in
+   * the same instant, on any instance, one wins. Returns `undefined` when claimed, else
+   * when the last code was sent.
+   */
+  private async claimResend(destinationKey: string, now: number): Promise<number | undefined> {
+    const { db } = this.deps.database;
+    // Slots past their minute are of no use; dropping them keeps no trace of old destinations.
+    await db.deleteFrom('otp_resend_locks').where('sent_at', '<=', now - otpPolicy.resendAfterMs).execute();
+    const claimed = await db
+      .insertInto('otp_resend_locks')
+      .values({ destination_key: destinationKey, sent_at: now })
+      .onConflict((conflict) => conflict.column('destination_key').doUpdateSet({ sent_at: now }).where('otp_resend_locks.sent_at', '<=', now - otpPolicy.resendAfterMs))
+      .returning('destination_key')
+      .executeTakeFirst();
+    if (claimed) return undefined;
+    const held = await db.selectFrom('otp_resend_locks').select('sent_at').where('destination_key', '=', destinationKey).executeTakeFirst();
+    return held ? Number(held.sent_at) : now;
   }
 
   /** A token, or — when the user has TOTP — a short-lived token for the second factor. */

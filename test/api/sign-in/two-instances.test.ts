@@ -170,4 +170,22 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     const finished = await Promise.all(apps.map((app, i) => request(app, '/v1/auth/totp/verify', { mfa_token: mfaTokens[i], code })));
     expect(finished.map((r) => r.statusCode).sort()).toEqual([200, 400]);
   });
+
+  it('8 requests for a code to one address at once over both instances: one is sent, seven wait out the 60 s cooldown', async () => {
+    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
+    offset += 61_000;
+    const before = smtp.messages.length;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => start(apps[i % 2] as App, 'email', 'user6@two.test')));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([202, 429, 429, 429, 429, 429, 429, 429]);
+    for (const refused of answers.filter((a) => a.statusCode === 429)) {
+      expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    await waitFor(smtp.messages, before + 1);
+    await settle();
+    expect(smtp.messages.slice(before).map((m) => m.to)).toEqual(['user6@two.test']);
+    // A minute later the address may have a new code.
+    offset += 61_000;
+    expect((await start(apps[1], 'email', 'user6@two.test')).statusCode).toBe(202);
+  });
 });
