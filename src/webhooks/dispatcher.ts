@@ -14,6 +14,13 @@ import { signatureHeader } from './signature.js';
 const webhooks = getResource('webhooks');
 const tenants = getResource('tenants');
 
+/** How often an instance looks for work: short, so an idle queue delivers within ~0.1 s. */
+export const defaultPollMs = 100;
+/** Attempts one instance has under way at once. */
+const maxInFlight = 64;
+/** Room beyond the attempt itself for its database reads and writes before a claim lapses. */
+const leaseMarginMs = 5000;
+
 export interface DispatcherOptions {
   readonly database: Database;
   readonly clock: Clock;
@@ -38,20 +45,29 @@ interface WebhookRow {
  * Turns the transactional outbox into webhook deliveries and sends them. Every instance
  * runs one; work is claimed, never shared: on PostgreSQL outbox rows are taken with
  * `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the claims; a delivery
- * attempt is claimed by moving its `next_attempt_at` past the attempt's timeout, so no two
- * instances send the same attempt.
+ * attempt is claimed by moving its `next_attempt_at` past a lease (twice the attempt's
+ * timeout plus {@link leaseMarginMs}), so no two instances send the same attempt, and one
+ * claimed by an instance that died (kill -9) is sent again once the lease lapses.
+ *
+ * Attempts run beside the polling, at most {@link maxInFlight} at once: a slow receiver
+ * holds its own attempt for up to the timeout, never the queue behind it.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: DispatcherOptions) {}
 
-  /** Polls every `intervalMs` until {@link stop}. */
-  start(intervalMs = 1000): void {
+  /**
+   * Polls every `intervalMs` until {@link stop}. An idle poll is two indexed reads (any
+   * pending outbox event? any due attempt?), cheap enough for the short default that keeps
+   * commit-to-delivery latency low.
+   */
+  start(intervalMs = defaultPollMs): void {
     const tick = () => {
       if (this.running) return;
-      this.running = this.runOnce()
+      this.running = this.poll()
         .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook dispatch failed'))
         .finally(() => (this.running = undefined));
     };
@@ -59,21 +75,31 @@ export class WebhookDispatcher {
     this.timer.unref();
   }
 
+  /** Stops polling and waits for the attempts under way. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all(this.inFlight);
   }
 
-  /** One round: fan pending outbox events out, then send every due attempt. */
+  /** One round: fan pending outbox events out, then send every due attempt and wait for them. */
   async runOnce(): Promise<void> {
+    await this.poll();
+    await Promise.all(this.inFlight);
+  }
+
+  /** Fans out, then starts every due attempt there is room for (not waiting for them). */
+  private async poll(): Promise<void> {
     while ((await this.fanOut()) > 0);
-    await this.sendDue();
+    await this.startDue();
   }
 
   /** Creates a pending delivery per subscribed, active webhook of the event's node or above. */
   private async fanOut(batch = 100): Promise<number> {
     const { database, clock } = this.options;
+    const pending = await database.db.selectFrom('outbox_events').select('_id').where('dispatched_at', 'is', null).limit(1).executeTakeFirst();
+    if (!pending) return 0;
     // Read before the transaction: SQLite has one connection, and the claim holds it.
     const subscribers = await this.activeWebhooks();
     return database.db.transaction().execute(async (trx) => {
@@ -127,21 +153,28 @@ export class WebhookDispatcher {
     return new Set(['system', ...String(node?.path ?? `/${tenantId}/`).split('/').filter(Boolean)]);
   }
 
-  /** Sends every attempt that is due, each claimed first so no other instance sends it too. */
-  private async sendDue(batch = 50): Promise<void> {
+  /** Claims every due attempt there is room for and starts it; each is tracked in {@link inFlight}. */
+  private async startDue(): Promise<void> {
     const { database, clock } = this.options;
+    const room = maxInFlight - this.inFlight.size;
+    if (room <= 0) return;
     const now = clock.now();
-    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(batch).execute();
+    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(room).execute();
+    const lease = this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs);
     await Promise.all(
       due.map(async (delivery) => {
         const claimed = await database.db
           .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: this.timestamp(now + this.options.timeoutMs + 60_000) })
+          .set({ next_attempt_at: lease })
           .where('_id', '=', delivery._id)
           .where('next_attempt_at', '=', delivery.next_attempt_at)
           .where('status', '=', 'pending')
           .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) === 1) await this.attempt(delivery);
+        if (Number(claimed.numUpdatedRows) !== 1) return;
+        const running: Promise<void> = this.attempt(delivery)
+          .catch((error: unknown) => this.options.log.error({ err: error, delivery: delivery._id }, 'webhook attempt failed'))
+          .finally(() => this.inFlight.delete(running));
+        this.inFlight.add(running);
       }),
     );
   }
