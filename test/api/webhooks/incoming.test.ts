@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
@@ -76,6 +77,30 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect((await receive(hookId, ignored, { 'stripe-signature': stripeSignature(ignored) })).json()).toMatchObject({ outcome: 'ignored' });
     expectProblem(await receive(hookId, body, { 'stripe-signature': stripeSignature(body, undefined, 'whsec_wrong') }), 401, 'unauthenticated');
     expectProblem(await receive(hookId, body, { 'stripe-signature': 'garbage' }), 400, 'validation_failed');
+  });
+
+  it("Stripe's own signer: a header from stripe.webhooks.generateTestHeaderString verifies (200, order confirmed)", async () => {
+    // Stripe publishes no fixed secret/payload/timestamp/signature triple; its SDK's test
+    // signer (documented by Stripe for testing webhook endpoints) is the authority instead.
+    const stripeSdk = new Stripe('sk_test_not_used_offline');
+    const secret = 'whsec_' + 'stripe-interop-'.repeat(3);
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = created.json()._id as string;
+    const orderId = await order();
+    const payload = JSON.stringify({ id: 'evt_interop_1', object: 'event', type: 'checkout.session.completed', data: { object: { object: 'checkout.session', metadata: { order_id: orderId } } } }, null, 2);
+    const header = stripeSdk.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) });
+    // What Stripe's verifier accepts, the service accepts.
+    expect(stripeSdk.webhooks.constructEvent(payload, header, secret).id).toBe('evt_interop_1');
+    const accepted = await receive(hookId, payload, { 'stripe-signature': header });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({ received: true, event_id: 'evt_interop_1', outcome: 'applied' });
+    expect(await statusOf(orderId)).toBe('confirmed');
+    // A header Stripe signed more than 300 s ago is stale; one signed with another secret does not match.
+    const stale = stripeSdk.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expectProblem(await receive(hookId, payload, { 'stripe-signature': stale }), 401, 'unauthenticated');
+    const forged = stripeSdk.webhooks.generateTestHeaderString({ payload, secret: 'whsec_someone_else' });
+    expectProblem(await receive(hookId, payload, { 'stripe-signature': forged }), 401, 'unauthenticated');
   });
 
   it('refuses senders outside the allowlist and checks the shape of incoming webhooks', async () => {
