@@ -69,12 +69,21 @@ export class WebhookDispatcher {
    * cheap enough for the short default that keeps commit-to-delivery latency low.
    */
   start(intervalMs = defaultPollMs): void {
+    // After a failure (database down) polls pause, doubling up to 30 s, so an outage is a
+    // few log lines rather than ten a second.
+    let backoffMs = 0;
+    let pausedUntil = 0;
     const tick = () => {
-      if (this.running) return;
+      if (this.running || Date.now() < pausedUntil) return;
       this.running = (async () => {
         while (this.timer && (await this.poll()));
+        backoffMs = 0;
       })()
-        .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook dispatch failed'))
+        .catch((error: unknown) => {
+          backoffMs = Math.min(30_000, Math.max(1000, backoffMs * 2));
+          pausedUntil = Date.now() + backoffMs;
+          this.options.log.error({ err: error, retryInMs: backoffMs }, 'webhook dispatch failed');
+        })
         .finally(() => (this.running = undefined));
     };
     this.timer = setInterval(tick, intervalMs);
