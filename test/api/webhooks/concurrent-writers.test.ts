@@ -5,6 +5,10 @@ import type { RawBuilder } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialectName } from '../../../src/db/dialect.js';
+import { DataKey } from '../../../src/security/data-key.js';
+import { systemClock } from '../../../src/services/clock.js';
+import { AddressGuard } from '../../../src/webhooks/address-guard.js';
+import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import { dialects } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';
 import { createHarness, crud } from '../../support/harness.js';
@@ -26,6 +30,7 @@ const failAfterOutbox: Record<DialectName, readonly RawBuilder<unknown>[]> = {
 };
 
 interface Hit {
+  readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -39,7 +44,7 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     request.on('end', () => {
-      hits.push({ headers: request.headers, body });
+      hits.push({ path: request.url ?? '', headers: request.headers, body });
       response.writeHead(204).end();
     });
   });
@@ -100,7 +105,7 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     // Anything still pending would be sent now; nothing may be.
     await h.app.dispatcher.runOnce();
 
-    const received = hits.map((hit) => {
+    const received = hits.filter((hit) => hit.path === '/events').map((hit) => {
       const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as { type: string; data: { _id: string; name: string; city: string } };
       expect(`${event.data.name} ${event.data.city}`).not.toContain(marker);
       return { key: `${event.type} ${event.data._id}`, id: String(hit.headers['webhook-id']) };
@@ -110,5 +115,41 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     const deliveries = await h.database.db.selectFrom('webhook_deliveries').select(['status']).execute();
     expect(deliveries).toHaveLength(committed.length);
     expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true);
+  }, 60_000);
+  it('two dispatchers (two instances) polling the same database send each attempt once', async () => {
+    // A tenant of its own: only this webhook subscribes to its events.
+    const raceToken = await h.bearer(await h.tenant('Race'), [...crud('products'), 'webhooks:create']);
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: raceToken, body: { url: `http://127.0.0.1:${port}/race`, events: ['products.created'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const sent = [0, 0];
+    const instance = (n: 0 | 1) =>
+      new WebhookDispatcher({
+        database: h.database,
+        clock: systemClock,
+        dataKey: DataKey.open(h.config),
+        guard: new AddressGuard(['127.0.0.1/32']),
+        timeoutMs: 2000,
+        retrySchedule: [0, 0, 0],
+        log: h.app.server.log,
+        onAttempt: () => (sent[n] = (sent[n] ?? 0) + 1),
+      });
+    const instances = [instance(0), instance(1)];
+    for (const dispatcher of instances) dispatcher.start(5);
+    const ids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; i < 10; i++) ids.push(String((await h.request({ method: 'POST', url: '/v1/products', token: raceToken, body: { name: `race ${w}-${i}`, address: 'a', city: 'c', zip_code: '1', total_items: 1 } })).json()._id));
+      }),
+    );
+    const race = () => hits.filter((hit) => hit.path === '/race');
+    const deadline = Date.now() + 15_000;
+    while (race().length < ids.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    // A little longer: a second send of any attempt would arrive now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all(instances.map((dispatcher) => dispatcher.stop()));
+    const delivered = race().map((hit) => (JSON.parse(hit.body) as { data: { _id: string } }).data._id);
+    expect([...delivered].sort()).toEqual([...ids].sort());
+    expect(new Set(race().map((hit) => hit.headers['webhook-id'])).size).toBe(ids.length);
+    expect((sent[0] ?? 0) + (sent[1] ?? 0), `sent by each: ${sent.join(' + ')}`).toBe(ids.length);
   }, 60_000);
 });
