@@ -29,6 +29,7 @@ import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
 import { tokenScenario } from './scenarios/token.js';
 import { updateScenario } from './scenarios/update.js';
+import { webhookDeliveryScenario } from './scenarios/webhook-delivery.js';
 import { withStorage } from './seed-storage.js';
 import { serviceEntry } from './service-entry.js';
 
@@ -53,6 +54,7 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['audit-export', auditExportScenario],
   ['cluster', clusterScenario],
   ['garbage-bearer', garbageBearerScenario],
+  ['webhook-delivery', webhookDeliveryScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {

@@ -5,12 +5,13 @@ import type { Clock } from './clock.js';
 import { JobLeases } from './job-lease.js';
 import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
 import { purgeExpiredAudit } from './audit-retention.js';
+import { purgeReceivedEvents } from '../webhooks/received-retention.js';
 import type { RetentionDays } from './audit-retention.js';
 
 /**
  * Runs the audit retention purge, then the retention policies (`retention-policies`), and
- * drops idempotency keys past their 24 h window, every `intervalMinutes` (and once shortly
- * after start). A run never overlaps the previous one, and across instances sharing the
+ * drops idempotency keys past their 24 h window and received webhook event ids past their
+ * 30 days, every `intervalMinutes` (and once shortly after start). A run never overlaps the previous one, and across instances sharing the
  * database only the holder of the interval's lease runs; failures are logged and retried
  * next time.
  * Returns a stop function for graceful shutdown.
@@ -36,7 +37,8 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
           onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
         });
         const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
-        log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys }, 'audit retention run finished');
+        const receivedWebhookEvents = await purgeReceivedEvents(database, clock.now());
+        log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents }, 'audit retention run finished');
         const policies = await applyRetentionPolicies(database, clock);
         if (policies.length > 0) log.info({ policies }, 'retention policies applied');
       } catch (error) {

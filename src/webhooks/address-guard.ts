@@ -46,6 +46,14 @@ export class AddressGuard {
     return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
   }
 
+  /** Every address `hostname` resolves to now (an IP literal is its own address). */
+  addressesOf(hostname: string): Promise<string[]> {
+    if (isIP(hostname) !== 0) return Promise.resolve([hostname]);
+    return new Promise((resolve, reject) => {
+      this.resolve(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve((addresses as LookupAddress[]).map((entry) => entry.address))));
+    });
+  }
+
   /**
    * A `lookup` for `http.request`: resolves the name, keeps only permitted addresses, and
    * hands the socket exactly those; no permitted address fails the connection.

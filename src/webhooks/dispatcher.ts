@@ -14,6 +14,17 @@ import { signatureHeader } from './signature.js';
 const webhooks = getResource('webhooks');
 const tenants = getResource('tenants');
 
+/** How often an instance looks for work: short, so an idle queue delivers within ~0.1 s. */
+export const defaultPollMs = 100;
+/** Attempts one instance has under way at once. */
+const maxInFlight = 64;
+/** Outbox events fanned out per transaction. */
+const fanOutBatch = 100;
+/** Deliveries per insert statement (SQLite caps the bound parameters of one statement). */
+const insertChunk = 50;
+/** Room beyond the attempt itself for its database reads and writes before a claim lapses. */
+const leaseMarginMs = 5000;
+
 export interface DispatcherOptions {
   readonly database: Database;
   readonly clock: Clock;
@@ -38,60 +49,104 @@ interface WebhookRow {
  * Turns the transactional outbox into webhook deliveries and sends them. Every instance
  * runs one; work is claimed, never shared: on PostgreSQL outbox rows are taken with
  * `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the claims; a delivery
- * attempt is claimed by moving its `next_attempt_at` past the attempt's timeout, so no two
- * instances send the same attempt.
+ * attempt is claimed by moving its `next_attempt_at` past a lease (twice the attempt's
+ * timeout plus {@link leaseMarginMs}), so no two instances send the same attempt, and one
+ * claimed by an instance that died (kill -9) is sent again once the lease lapses.
+ *
+ * Attempts run beside the polling, at most {@link maxInFlight} at once: a slow receiver
+ * holds its own attempt for up to the timeout, never the queue behind it.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: DispatcherOptions) {}
 
-  /** Polls every `intervalMs` until {@link stop}. */
-  start(intervalMs = 1000): void {
+  /**
+   * Polls every `intervalMs` until {@link stop}; a poll that found a full batch goes on at
+   * once. An idle poll is two indexed reads (any pending outbox event? any due attempt?),
+   * cheap enough for the short default that keeps commit-to-delivery latency low.
+   */
+  start(intervalMs = defaultPollMs): void {
+    // After a failure (database down) polls pause, doubling up to 30 s, so an outage is a
+    // few log lines rather than ten a second.
+    let backoffMs = 0;
+    let pausedUntil = 0;
     const tick = () => {
-      if (this.running) return;
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.options.log.error({ err: error }, 'webhook dispatch failed'))
+      if (this.running || Date.now() < pausedUntil) return;
+      this.running = (async () => {
+        while (this.timer && (await this.poll()));
+        backoffMs = 0;
+      })()
+        .catch((error: unknown) => {
+          backoffMs = Math.min(30_000, Math.max(1000, backoffMs * 2));
+          pausedUntil = Date.now() + backoffMs;
+          this.options.log.error({ err: error, retryInMs: backoffMs }, 'webhook dispatch failed');
+        })
         .finally(() => (this.running = undefined));
     };
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
   }
 
+  /** Stops polling and waits for the attempts under way. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await Promise.all(this.inFlight);
   }
 
-  /** One round: fan pending outbox events out, then send every due attempt. */
+  /** One round: fan every pending outbox event out, then send every due attempt and wait for them. */
   async runOnce(): Promise<void> {
     while ((await this.fanOut()) > 0);
-    await this.sendDue();
+    await this.startDue();
+    await Promise.all(this.inFlight);
   }
 
-  /** Creates a pending delivery per subscribed, active webhook of the event's node or above. */
-  private async fanOut(batch = 100): Promise<number> {
+  /** One batch of fan-out, then every due attempt there is room for; true when more may be waiting. */
+  private async poll(): Promise<boolean> {
+    const fanned = await this.fanOut();
+    const more = await this.startDue();
+    return fanned === fanOutBatch || more;
+  }
+
+  /**
+   * Creates a pending delivery per subscribed, active webhook of each event's node or above,
+   * for one batch of outbox events, in one transaction that also marks them dispatched.
+   */
+  private async fanOut(): Promise<number> {
     const { database, clock } = this.options;
+    const { dialect } = database;
+    const pending = await database.db.selectFrom('outbox_events').select('_id').where('dispatched_at', 'is', null).limit(1).executeTakeFirst();
+    if (!pending) return 0;
     // Read before the transaction: SQLite has one connection, and the claim holds it.
     const subscribers = await this.activeWebhooks();
     return database.db.transaction().execute(async (trx) => {
-      let query = trx.selectFrom('outbox_events').selectAll().where('dispatched_at', 'is', null).orderBy('_id').limit(batch);
-      if (database.dialect.supportsRowLocks) query = query.forUpdate().skipLocked();
+      let query = trx.selectFrom('outbox_events').selectAll().where('dispatched_at', 'is', null).orderBy('_id').limit(fanOutBatch);
+      if (dialect.supportsRowLocks) query = query.forUpdate().skipLocked();
       const events = await query.execute();
       if (events.length === 0) return 0;
       const now = clock.now();
-      const system = new ScopedQueries(trx, database.dialect, asSystem());
+      const system = new ScopedQueries(trx, dialect, asSystem());
+      const ancestorsOf = new Map<string | null, ReadonlySet<string>>();
+      const rows: ReturnType<WebhookDispatcher['delivery']>[] = [];
       for (const event of events) {
-        const ancestors = await this.ancestors(system, event.tenant_id);
-        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: database.dialect.fromDb('object', event.data) });
-        for (const hook of subscribers) {
-          if (!hook.events.includes(event.type) || !ancestors.has(hook.tenant_id ?? 'system')) continue;
-          await trx.insertInto('webhook_deliveries').values(this.delivery(hook, event._id, event.type, payload, now)).execute();
-        }
-        await trx.updateTable('outbox_events').set({ dispatched_at: database.dialect.toDb('timestamp', new Date(now).toISOString()) }).where('_id', '=', event._id).execute();
+        let ancestors = ancestorsOf.get(event.tenant_id);
+        if (!ancestors) ancestorsOf.set(event.tenant_id, (ancestors = await this.ancestors(system, event.tenant_id)));
+        const reached = ancestors;
+        const interested = subscribers.filter((hook) => hook.events.includes(event.type) && reached.has(hook.tenant_id ?? 'system'));
+        if (interested.length === 0) continue;
+        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: dialect.fromDb('object', event.data) });
+        for (const hook of interested) rows.push(this.delivery(hook, event._id, event.type, payload, now));
       }
+      for (let i = 0; i < rows.length; i += insertChunk) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + insertChunk)).execute();
+      await trx
+        .updateTable('outbox_events')
+        .set({ dispatched_at: dialect.toDb('timestamp', new Date(now).toISOString()) })
+        .where('_id', 'in', events.map((event) => event._id))
+        .execute();
       return events.length;
     });
   }
@@ -127,29 +182,44 @@ export class WebhookDispatcher {
     return new Set(['system', ...String(node?.path ?? `/${tenantId}/`).split('/').filter(Boolean)]);
   }
 
-  /** Sends every attempt that is due, each claimed first so no other instance sends it too. */
-  private async sendDue(batch = 50): Promise<void> {
+  /**
+   * Claims every due attempt there is room for, with one update that only takes rows still
+   * due (on PostgreSQL a concurrent claim makes the row no longer match), and starts them,
+   * each tracked in {@link inFlight}. True when the room was filled (more may be due).
+   */
+  private async startDue(): Promise<boolean> {
     const { database, clock } = this.options;
+    const room = maxInFlight - this.inFlight.size;
+    if (room <= 0) return false;
     const now = clock.now();
-    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(batch).execute();
-    await Promise.all(
-      due.map(async (delivery) => {
-        const claimed = await database.db
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: this.timestamp(now + this.options.timeoutMs + 60_000) })
-          .where('_id', '=', delivery._id)
-          .where('next_attempt_at', '=', delivery.next_attempt_at)
-          .where('status', '=', 'pending')
-          .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) === 1) await this.attempt(delivery);
-      }),
-    );
+    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(room).execute();
+    if (due.length === 0) return false;
+    const claimed = await database.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs) })
+      .where('_id', 'in', due.map((delivery) => delivery._id))
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', this.timestamp(now))
+      .returning('_id')
+      .execute();
+    const mine = new Set(claimed.map((row) => row._id));
+    const attempts = due.filter((delivery) => mine.has(delivery._id));
+    if (attempts.length === 0) return false;
+    // The webhooks and secrets of the whole batch in two reads.
+    const hookIds = [...new Set(attempts.map((delivery) => delivery.webhook_id))];
+    const hooks = new Map((await new ScopedQueries(database.db, database.dialect, asSystem()).scoped(webhooks).selectAll().where('_id', 'in', hookIds).execute()).map((row) => [String(row._id), row]));
+    const secrets = new Map((await database.db.selectFrom('webhook_secrets').selectAll().where('webhook_id', 'in', hookIds).execute()).map((row) => [row.webhook_id, row]));
+    for (const delivery of attempts) {
+      const running: Promise<void> = this.attempt(delivery, hooks.get(delivery.webhook_id), secrets.get(delivery.webhook_id))
+        .catch((error: unknown) => this.options.log.error({ err: error, delivery: delivery._id }, 'webhook attempt failed'))
+        .finally(() => this.inFlight.delete(running));
+      this.inFlight.add(running);
+    }
+    return due.length === room;
   }
 
-  private async attempt(delivery: { _id: string; webhook_id: string; payload: string; attempts: number }): Promise<void> {
+  private async attempt(delivery: { _id: string; webhook_id: string; payload: string; attempts: number }, hook: Readonly<Record<string, unknown>> | undefined, secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined): Promise<void> {
     const { database, clock, dataKey } = this.options;
-    const hook = await new ScopedQueries(database.db, database.dialect, asSystem()).find(webhooks, delivery.webhook_id);
-    const secrets = await database.db.selectFrom('webhook_secrets').selectAll().where('webhook_id', '=', delivery.webhook_id).executeTakeFirst();
     const now = clock.now();
     if (!hook || !secrets || database.dialect.fromDb('boolean', hook.active) !== true) {
       await this.record(delivery, { status: 'failed', last_status_code: null, last_error: 'webhook deleted or inactive', next_attempt_at: null }, now);

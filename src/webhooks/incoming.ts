@@ -16,6 +16,8 @@ import { signatureHeader } from './signature.js';
 const webhooks = getResource('webhooks');
 const orders = getResource('orders');
 const toleranceSeconds = 300;
+/** How long a claim may stay `processing` before another delivery of the event takes it over. */
+const staleClaimMs = 60_000;
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -122,8 +124,8 @@ export class IncomingWebhooks {
     if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) {
       const seen = await this.database.db.selectFrom('webhook_received').selectAll().where('webhook_id', '=', id).where('event_id', '=', event.id).executeTakeFirstOrThrow();
       if (seen.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This event id was received before with a different body');
-      if (seen.state !== 'done') throw new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
-      return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
+      if (seen.state === 'done') return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
+      if (!(await this.takeOver(id, event.id, seen.received_at, now))) throw new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
     }
     let outcome: { outcome: string; detail: string | null };
     try {
@@ -135,6 +137,24 @@ export class IncomingWebhooks {
     }
     await this.database.db.updateTable('webhook_received').set({ state: 'done', ...outcome }).where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
     return { received: true, event_id: event.id, outcome: outcome.outcome };
+  }
+
+  /**
+   * A claim still `processing` after {@link staleClaimMs} belongs to an instance that died
+   * mid-way (kill -9): the next delivery takes it over, atomically, so one sender retry
+   * wins. Re-applying is safe: an order already confirmed is `ignored`.
+   */
+  private async takeOver(webhookId: string, eventId: string, claimedAt: unknown, now: number): Promise<boolean> {
+    if (now - Number(claimedAt) < staleClaimMs) return false;
+    const taken = await this.database.db
+      .updateTable('webhook_received')
+      .set({ received_at: now })
+      .where('webhook_id', '=', webhookId)
+      .where('event_id', '=', eventId)
+      .where('state', '=', 'processing')
+      .where('received_at', '=', claimedAt as number)
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1;
   }
 
   /** What the event does: a payment confirms the order; anything else is recorded and ignored. */

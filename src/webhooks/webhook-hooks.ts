@@ -1,5 +1,3 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { DataKey } from '../security/data-key.js';
@@ -26,14 +24,11 @@ export async function checkWebhookUrl(text: string, policy: WebhookPolicy): Prom
   if (url.username || url.password) return 'must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
-  if (isIP(host) !== 0) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host, { all: true })).map((entry) => entry.address);
-    } catch {
-      // Not resolvable now (DNS not set up yet, an outage): every delivery checks again.
-      return undefined;
-    }
+  try {
+    addresses = await policy.guard.addressesOf(host);
+  } catch {
+    // Not resolvable now (DNS not set up yet, an outage): every delivery checks again.
+    return undefined;
   }
   if (addresses.length === 0 || !addresses.every((address) => policy.guard.permits(address))) return 'points at a loopback, private, link-local or otherwise non-public address (see WEBHOOK_ALLOWED_NETWORKS)';
   return undefined;

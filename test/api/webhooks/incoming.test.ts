@@ -1,6 +1,8 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeReceivedEvents } from '../../../src/webhooks/received-retention.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
@@ -76,6 +78,64 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect((await receive(hookId, ignored, { 'stripe-signature': stripeSignature(ignored) })).json()).toMatchObject({ outcome: 'ignored' });
     expectProblem(await receive(hookId, body, { 'stripe-signature': stripeSignature(body, undefined, 'whsec_wrong') }), 401, 'unauthenticated');
     expectProblem(await receive(hookId, body, { 'stripe-signature': 'garbage' }), 400, 'validation_failed');
+  });
+
+  it("Stripe's own signer: a header from stripe.webhooks.generateTestHeaderString verifies (200, order confirmed)", async () => {
+    // Stripe publishes no fixed secret/payload/timestamp/signature triple; its SDK's test
+    // signer (documented by Stripe for testing webhook endpoints) is the authority instead.
+    const stripeSdk = new Stripe('sk_test_not_used_offline');
+    const secret = 'whsec_' + 'stripe-interop-'.repeat(3);
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = created.json()._id as string;
+    const orderId = await order();
+    const payload = JSON.stringify({ id: 'evt_interop_1', object: 'event', type: 'checkout.session.completed', data: { object: { object: 'checkout.session', metadata: { order_id: orderId } } } }, null, 2);
+    const header = stripeSdk.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) });
+    // What Stripe's verifier accepts, the service accepts.
+    expect(stripeSdk.webhooks.constructEvent(payload, header, secret).id).toBe('evt_interop_1');
+    const accepted = await receive(hookId, payload, { 'stripe-signature': header });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json()).toMatchObject({ received: true, event_id: 'evt_interop_1', outcome: 'applied' });
+    expect(await statusOf(orderId)).toBe('confirmed');
+    // A header Stripe signed more than 300 s ago is stale; one signed with another secret does not match.
+    const stale = stripeSdk.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) - 301 });
+    expectProblem(await receive(hookId, payload, { 'stripe-signature': stale }), 401, 'unauthenticated');
+    const forged = stripeSdk.webhooks.generateTestHeaderString({ payload, secret: 'whsec_someone_else' });
+    expectProblem(await receive(hookId, payload, { 'stripe-signature': forged }), 401, 'unauthenticated');
+  });
+
+  it('a claim left processing by a dead instance is taken over after 60 s; a fresh one answers 409', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } });
+    const hookId = created.json()._id as string;
+    const orderId = await order();
+    const body = JSON.stringify({ id: 'evt_orphan', type: 'payment_intent.succeeded', data: { object: { metadata: { order_id: orderId } } } });
+    const fingerprint = createHash('sha256').update(body).digest('base64url');
+    const claim = (receivedAt: number) => h.database.db.insertInto('webhook_received').values({ webhook_id: hookId, event_id: 'evt_orphan', fingerprint, state: 'processing', type: 'payment_intent.succeeded', outcome: null, detail: null, received_at: receivedAt }).execute();
+    // Another delivery is working on it right now: the sender is asked to come back.
+    await claim(Date.now() - 5_000);
+    expectProblem(await receive(hookId, body, { 'stripe-signature': stripeSignature(body) }), 409, 'conflict');
+    expect(await statusOf(orderId)).not.toBe('confirmed');
+    // The instance that claimed it died (kill -9) two minutes ago: the retry takes over and applies once.
+    await h.database.db.updateTable('webhook_received').set({ received_at: Date.now() - 120_000 }).where('event_id', '=', 'evt_orphan').execute();
+    const taken = await receive(hookId, body, { 'stripe-signature': stripeSignature(body) });
+    expect(taken.statusCode, taken.body).toBe(200);
+    expect(taken.json()).toMatchObject({ outcome: 'applied' });
+    expect(taken.json()).not.toHaveProperty('duplicate');
+    expect(await statusOf(orderId)).toBe('confirmed');
+    expect((await receive(hookId, body, { 'stripe-signature': stripeSignature(body) })).json()).toMatchObject({ duplicate: true, outcome: 'applied' });
+  });
+
+  it('remembers received event ids for 30 days (the retention job sweeps older ones)', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } });
+    const hookId = created.json()._id as string;
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.now();
+    for (const [eventId, age] of [['evt_fresh', 0], ['evt_week', 8 * day], ['evt_29d', 29 * day], ['evt_31d', 31 * day], ['evt_90d', 90 * day]] as const) {
+      await h.database.db.insertInto('webhook_received').values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age }).execute();
+    }
+    expect(await purgeReceivedEvents(h.database, now)).toBe(2);
+    const kept = await h.database.db.selectFrom('webhook_received').select('event_id').where('webhook_id', '=', hookId).orderBy('event_id').execute();
+    expect(kept.map((row) => row.event_id)).toEqual(['evt_29d', 'evt_fresh', 'evt_week']);
   });
 
   it('refuses senders outside the allowlist and checks the shape of incoming webhooks', async () => {
