@@ -40,9 +40,10 @@ export async function appendOutbox(trx: Db, dialect: SqlDialect, event: OutboxEv
 }
 
 /**
- * Rewrites the pending and past events of records with `replace` applied to their data
- * (erasure: no personal value stays in the outbox). Events are not evidence; the audit
- * trail is.
+ * Rewrites the pending and past events of records with `replace` applied to their data,
+ * and the webhook deliveries fanned out from them (erasure: no personal value stays in the
+ * outbox, and a delivery still to be retried sends the erased record). Events are not
+ * evidence; the audit trail is.
  */
 export async function rewriteOutboxData(trx: Db, dialect: SqlDialect, resource: string, recordIds: readonly string[], replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<number> {
   let rewritten = 0;
@@ -51,8 +52,19 @@ export async function rewriteOutboxData(trx: Db, dialect: SqlDialect, resource: 
     for (const row of rows) {
       const data = dialect.fromDb('object', row.data) as Record<string, unknown>;
       await trx.updateTable('outbox_events').set({ data: dialect.toDb('object', replace(data)) }).where('_id', '=', String(row._id)).execute();
+      await rewriteDeliveries(trx, String(row._id), replace);
       rewritten += 1;
     }
   }
   return rewritten;
+}
+
+/** The stored bodies of one event's webhook deliveries, with `replace` applied to their `data`. */
+async function rewriteDeliveries(trx: Db, eventId: string, replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const deliveries = await trx.selectFrom('webhook_deliveries').select(['_id', 'payload']).where('event_id', '=', eventId).execute();
+  for (const delivery of deliveries) {
+    const body = JSON.parse(delivery.payload) as { data?: Record<string, unknown> };
+    const payload = JSON.stringify({ ...body, data: replace(body.data ?? {}) });
+    await trx.updateTable('webhook_deliveries').set({ payload }).where('_id', '=', delivery._id).execute();
+  }
 }

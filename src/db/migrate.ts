@@ -14,6 +14,7 @@ import { jobLeasesMigration } from './migrations/0010-job-leases.js';
 import { incomingWebhooksMigration } from './migrations/0011-incoming-webhooks.js';
 import { oauthLoginMigration } from './migrations/0012-oauth-login.js';
 import { otpResendLocksMigration } from './migrations/0013-otp-resend-locks.js';
+import { webhookDeliveryEventIndexMigration } from './migrations/0014-webhook-delivery-event-index.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -32,6 +33,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0011-incoming-webhooks': incomingWebhooksMigration(database.dialect),
     '0012-oauth-login': oauthLoginMigration(database.dialect),
     '0013-otp-resend-locks': otpResendLocksMigration(database.dialect),
+    '0014-webhook-delivery-event-index': webhookDeliveryEventIndexMigration(),
   };
 }
 

@@ -3,12 +3,14 @@ import { resources } from '../../../src/registry/index.js';
 import { installAuditFailure } from '../../support/audit-failure.js';
 import type { AuditFailure } from '../../support/audit-failure.js';
 import { dialects } from '../../support/databases.js';
+import { freePort } from '../../support/free-port.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 
 const capabilities = [
   ...['users', 'bookings', 'orders', 'subscriptions', 'legal-holds'].flatMap(crud),
   'consents:list', 'consents:read', 'consents:create', 'products:create',
+  'webhooks:create', 'webhooks:list',
   'users:erase', 'users:export', 'audit-logs:list', 'audit-logs:read', 'audit-logs:export',
   ...['email', 'phone', 'date_of_birth'].flatMap((f) => [`users:read:${f}`, `users:write:${f}`]),
 ];
@@ -48,10 +50,13 @@ describe.each(dialects)('erasure by depersonalisation on %s', (dialect) => {
   }
 
   beforeAll(async () => {
-    h = await createHarness(dialect);
+    h = await createHarness(dialect, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
     failure = await installAuditFailure(h.database);
     const tenant = await h.tenant('Hotel');
     token = await h.bearer(tenant, capabilities);
+    // A subscriber to every event that never answers: its deliveries wait for their retry, bodies stored.
+    const events = ((await get('/v1/webhooks/events')).json() as { items: string[] }).items.filter((name) => name !== 'ping');
+    await post('webhooks', { url: `http://127.0.0.1:${await freePort()}/gone`, events });
     const user = await post('users', { email: personal.email, phone: personal.phone, first_name: personal.firstName, last_name: personal.lastName, date_of_birth: personal.birth, external_id: 'crm-1' });
     ids.user = String(user._id);
     const renamed = await h.request({ method: 'PATCH', url: `/v1/users/${ids.user}`, token, body: { first_name: personal.renamed }, headers: { 'if-match': String((await get(`/v1/users/${ids.user}`)).headers.etag) } });
@@ -68,6 +73,9 @@ describe.each(dialects)('erasure by depersonalisation on %s', (dialect) => {
     ids.subscription = String((await post('subscriptions', { product_id: ids.product, user_id: ids.user, plan: 'gold' }))._id);
     ids.consents.push(String((await post('consents', { user_id: ids.user, purpose: 'marketing_email', granted: true, source: personal.source, policy_version: '2026-01' }))._id));
     ids.consents.push(String((await post('consents', { user_id: ids.user, purpose: 'marketing_email', granted: false, source: personal.source, policy_version: '2026-03' }))._id));
+    await h.app.dispatcher.runOnce();
+    const bodies = await h.database.db.selectFrom('webhook_deliveries').select('payload').execute();
+    expect(leaks(JSON.stringify(bodies)).sort()).toEqual([...values].sort());
   });
   afterAll(() => h.close());
 
