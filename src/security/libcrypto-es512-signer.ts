@@ -31,6 +31,8 @@ interface Native<Args extends unknown[], R> {
 /** The system OpenSSL 3 library, found by the dynamic loader's usual search. */
 export const systemLibcrypto = 'libcrypto.so.3';
 const NID_secp521r1 = 716;
+const OPENSSL_INIT_LOAD_CONFIG = 0x40;
+const OPENSSL_INIT_NO_ATEXIT = 0x80000;
 const EVP_PKEY_EC = 408;
 /** Largest DER ECDSA P-521 signature: SEQUENCE header 3 + 2 × (2 + 67). */
 const maxDerBytes = 141;
@@ -71,6 +73,10 @@ function bind(koffi: Koffi, libraryName: string): Libcrypto {
   const fn = (prototype: string) => lib.func(prototype) as never;
   const versionNum = lib.func('unsigned long OpenSSL_version_num(void)') as () => number;
   if (versionNum() < 0x30000000) throw new Error(`${libraryName} is older than OpenSSL 3.0`);
+  // First call, so it decides: no atexit clean-up, which could free the library's state
+  // under a pool thread still signing while the process exits; the config file as usual.
+  const init = lib.func('int OPENSSL_init_crypto(uint64_t options, void *settings)') as (options: number, settings: null) => number;
+  if (init(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_CONFIG, null) !== 1) throw new Error(`${libraryName} failed to initialise`);
   const versionText = lib.func('const char *OpenSSL_version(int type)') as (type: number) => string;
   // Deprecated in 3.0 but exported: the only way to ask which EC implementation is in use.
   const groupByName = lib.func('void *EC_GROUP_new_by_curve_name(int nid)') as (nid: number) => Pointer | null;
