@@ -146,23 +146,24 @@ class LibcryptoEs512Signer implements Es512Signer {
     const digest = createHash('sha512').update(input).digest();
     if (this.#inFlight >= maxInFlight) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#inFlight++;
-    const ctx = native.state.idle.pop() ?? this.#context(native.state.key);
     const der = Buffer.alloc(maxDerBytes);
     const length: [number] = [maxDerBytes];
+    let ctx: Pointer | undefined;
     try {
+      const context = (ctx = native.state.idle.pop() ?? this.#context(native.state.key));
       const ok = await new Promise<number>((resolve, reject) => {
-        this.#lib.sign.async(ctx, der, length, digest, digest.length, (error, result) => (error ? reject(error as Error) : resolve(result)));
+        this.#lib.sign.async(context, der, length, digest, digest.length, (error, result) => (error ? reject(error as Error) : resolve(result)));
       });
       if (ok !== 1) throw new Error('EVP_PKEY_sign failed');
     } catch (error) {
       // A context whose operation failed is not trusted again.
-      this.#lib.ctxFree(ctx);
+      if (ctx !== undefined) this.#lib.ctxFree(ctx);
       throw error;
     } finally {
       this.#inFlight--;
       this.#waiting.shift()?.();
     }
-    native.state.idle.push(ctx);
+    native.state.idle.push(ctx as Pointer);
     return derToP1363(der.subarray(0, length[0]), 66);
   }
 
