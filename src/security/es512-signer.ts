@@ -39,7 +39,7 @@ export type Es512SignerMode = 'auto' | 'libcrypto' | 'node';
 
 export interface Es512SignerChoice {
   readonly signer: Es512Signer;
-  /** Why the system libcrypto is not used, when it is not. */
+  /** Why the system libcrypto is not used although `auto` asked for it. */
   readonly fallbackReason?: string;
 }
 
@@ -61,7 +61,8 @@ export function chooseEs512Signer(mode: Es512SignerMode = 'auto', library: strin
 }
 
 async function choose(mode: Es512SignerMode, library: string): Promise<Es512SignerChoice> {
-  if (mode === 'node') return { signer: nodeEs512Signer, fallbackReason: 'ES512_SIGNER=node' };
+  // Chosen, not fallen back to: no reason to report.
+  if (mode === 'node') return { signer: nodeEs512Signer };
   const opened = await openLibcryptoEs512Signer(library);
   if ('signer' in opened) return { signer: opened.signer };
   if (mode === 'libcrypto') throw new Error(`ES512_SIGNER=libcrypto, but the system libcrypto cannot be used: ${opened.reason}`);
