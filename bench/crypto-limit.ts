@@ -2,7 +2,8 @@
  * The crypto cost floor, measured in its own process: how many token issuances (one ES256
  * assertion verification + one ES512 access-token signature) and how many uncached API
  * calls (one ES512 verification) this machine's crypto allows at most, with `jose` as the
- * service uses it and with node:crypto directly. Prints one JSON object on stdout.
+ * service uses it, with node:crypto directly, and with the service's system-libcrypto ES512
+ * signer (when this machine has one). Prints one JSON object on stdout.
  *
  * Usage: tsx bench/crypto-limit.ts [--seconds 2] [--concurrency 10]
  */
@@ -11,6 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compactVerify, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import type { CryptoKey } from 'jose';
+import { openLibcryptoEs512Signer } from '../src/security/libcrypto-es512-signer.js';
 import { es256Key, signEs256 } from './jws.js';
 
 export interface CryptoRate {
@@ -23,8 +25,11 @@ export interface CryptoRate {
 export interface CryptoLimitReport {
   readonly seconds: number;
   readonly concurrency: number;
-  /** ES256 verify + ES512 sign: the cost floor of one token. */
-  readonly tokenFloor: { readonly jose: CryptoRate; readonly nodeSync: CryptoRate; readonly nodeAsync: CryptoRate };
+  /**
+   * ES256 verify + ES512 sign: the cost floor of one token. `libcrypto`: ES256 with jose and
+   * ES512 with the service's system-libcrypto signer (null where it is unavailable).
+   */
+  readonly tokenFloor: { readonly jose: CryptoRate; readonly nodeSync: CryptoRate; readonly nodeAsync: CryptoRate; readonly libcrypto?: CryptoRate | null };
   /** ES512 verify: the cost of an API call with a token not in the cache. */
   readonly es512Verify: { readonly jose: CryptoRate; readonly nodeSync: CryptoRate; readonly nodeAsync: CryptoRate };
   /** ES256 verify alone: a DPoP proof or a client assertion. */
@@ -87,6 +92,9 @@ const [tokenHead = '', tokenBody = ''] = accessToken.split('.');
 const tokenInput = Buffer.from(`${tokenHead}.${tokenBody}`);
 const nodeTokenSignature = sign('sha512', tokenInput, { key: nodeEs512.privateKey, dsaEncoding: 'ieee-p1363' });
 
+const opened = await openLibcryptoEs512Signer();
+const libcrypto = 'signer' in opened ? opened.signer : undefined;
+
 const report: CryptoLimitReport = {
   seconds,
   concurrency,
@@ -103,6 +111,12 @@ const report: CryptoLimitReport = {
       await nodeVerifyAsync('sha256', assertionInput, clientKey, assertionSignature);
       await nodeSignAsync('sha512', tokenInput, nodeEs512.privateKey);
     }, true, false),
+    libcrypto: libcrypto
+      ? await measure(async () => {
+          await compactVerify(assertion, clientKey, { algorithms: ['ES256'] });
+          await libcrypto.sign(tokenInput, nodeEs512.privateKey);
+        }, true)
+      : null,
   },
   es512Verify: {
     jose: await measure(() => jwtVerify(accessToken, es512Public, { algorithms: ['ES512'], typ: 'at+jwt', issuer: claims.iss, audience: claims.aud }), true),

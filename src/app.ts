@@ -118,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const state = { shuttingDown: false };
   const startedAt = clock.now();
   const metrics = new Metrics({
+    tokenSigner: deps.keys.signer.name,
     poolStats: deps.database.poolStats?.bind(deps.database),
     webhookQueue: async () => {
       const row = await deps.database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
@@ -209,7 +210,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
 
   await server.register(healthRoutes(deps.database, state));
   await server.register(wellKnownRoutes(config, deps.keys));
-  await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths }));
+  await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths, tokenSigner: deps.keys.signer.description }));
   await server.register(tokenRoutes(tokens));
   await server.register(capabilityRoutes);
   const dispatcher = new WebhookDispatcher({

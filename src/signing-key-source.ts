@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config/config.js';
+import type { Es512Signer } from './security/es512-signer.js';
 import { SigningKeyStore } from './security/signing-keys.js';
 
 /**
  * The access-token signing keys: the operator's JWKS from `SIGNING_KEYS_FILE`, or a key
  * generated on first start and kept in `DATA_DIR/signing-keys.json` (mode 0600).
  */
-export function openSigningKeys(config: Pick<Config, 'signingKeysFile' | 'dataDir' | 'accessTokenTtlSeconds' | 'signingKeyPublishDelaySeconds'>, now: number): Promise<SigningKeyStore> {
-  const options = { retentionSeconds: 2 * config.accessTokenTtlSeconds, publishDelaySeconds: config.signingKeyPublishDelaySeconds };
+export function openSigningKeys(
+  config: Pick<Config, 'signingKeysFile' | 'dataDir' | 'accessTokenTtlSeconds' | 'signingKeyPublishDelaySeconds'>,
+  now: number,
+  signer?: Es512Signer,
+): Promise<SigningKeyStore> {
+  const options = { retentionSeconds: 2 * config.accessTokenTtlSeconds, publishDelaySeconds: config.signingKeyPublishDelaySeconds, ...(signer ? { signer } : {}) };
   if (config.signingKeysFile) return SigningKeyStore.open({ jwks: readFileSync(config.signingKeysFile, 'utf8'), ...options }, now);
   return SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json'), ...options }, now);
 }

@@ -50,7 +50,8 @@ export async function prepareTokenLoad(ctx: BenchContext, origin: string, path: 
 
 /** Token issuance against our service; `bound` is the crypto floor that sizes the pool. */
 export async function prepareServiceTokens(ctx: BenchContext, dpop: boolean): Promise<Prepared> {
-  const bound = ctx.crypto?.tokenFloor.jose.concurrent ?? 2_000;
+  // The faster of the two floors: the libcrypto signer lets the service outrun jose's.
+  const bound = Math.max(ctx.crypto?.tokenFloor.jose.concurrent ?? 2_000, ctx.crypto?.tokenFloor.libcrypto?.concurrent ?? 0);
   const count = poolSize(ctx, bound);
   const started = performance.now();
   const pool = tokenRequestPool(ctx.fixtures.client, ctx.tokenEndpoint, count, ctx.options.warmup + ctx.options.duration, dpop ? es256Key() : undefined);

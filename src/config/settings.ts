@@ -68,6 +68,11 @@ export const settings = {
   keyOverlapDays: setting('KEY_OVERLAP_DAYS', '30', 'Default days a client key stays valid after a new key is added.', integer('KEY_OVERLAP_DAYS', 30, 0, 365)),
   signingKeysFile: setting('SIGNING_KEYS_FILE', undefined, 'Private JWKS (ES512) to sign access tokens with; unset generates and stores one in `DATA_DIR`.', optionalText),
   signingKeyPublishDelaySeconds: setting('SIGNING_KEY_PUBLISH_DELAY_SECONDS', '360', 'How long a rotated signing key is only published (JWKS) before it signs; covers JWKS caches (300 s) and the key-file reload (60 s).', integer('SIGNING_KEY_PUBLISH_DELAY_SECONDS', 360, 0, 86_400)),
+  es512Signer: setting('ES512_SIGNER', 'auto', 'What signs access tokens: `auto` (the system OpenSSL `libcrypto.so.3` when usable, about 7× faster at P-521, else node:crypto), `libcrypto` (required: refuse to start without it) or `node`.', (raw) => {
+    const value = optionalText(raw) ?? 'auto';
+    if (value !== 'auto' && value !== 'libcrypto' && value !== 'node') throw new Error(`ES512_SIGNER must be auto, libcrypto or node, got "${value}"`);
+    return value;
+  }),
   trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
   dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
   dpopNonceSecret: setting('DPOP_NONCE_SECRET', undefined, 'Secret (≥ 32 characters) that signs DPoP nonces; set the same value on every instance, or each accepts only its own nonces. Unset: random per process.', (raw) => {

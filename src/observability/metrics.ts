@@ -9,6 +9,8 @@ export interface MetricsOptions {
   readonly poolStats?: () => PoolStats;
   /** Pending webhook deliveries and the age of the oldest (ms), read at scrape time. */
   readonly webhookQueue?: () => Promise<{ readonly depth: number; readonly oldestAgeMs: number }>;
+  /** What signs access tokens (`libcrypto` or `node`), exposed as `access_token_signer_info`. */
+  readonly tokenSigner?: string;
 }
 
 /**
@@ -49,6 +51,10 @@ export class Metrics {
     this.#otpMessages = new Counter({ name: 'otp_messages_total', help: 'Sign-in one-time passwords, by channel and outcome (sent, failed, refused_daily_limit, no_user).', labelNames: ['channel', 'outcome'], registers });
     this.#otpDailyUsed = new Gauge({ name: 'otp_daily_cap_used', help: 'Share (0-1) of the deployment-wide daily one-time-password cap used today, by channel, as last seen by this instance.', labelNames: ['channel'], registers });
     this.#webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, disabled).', labelNames: ['outcome'], registers });
+    if (options.tokenSigner !== undefined) {
+      // An info metric: a fallback to the slower signer is visible on every dashboard.
+      new Gauge({ name: 'access_token_signer_info', help: 'What signs access tokens: libcrypto (the system OpenSSL) or node (node:crypto, the fallback).', labelNames: ['signer'], registers }).set({ signer: options.tokenSigner }, 1);
+    }
     // Pool numbers first: they are read synchronously, before the queue gauges' query takes a connection.
     if (options.poolStats) this.#poolGauges(options.poolStats);
     if (options.webhookQueue) this.#webhookGauges(options.webhookQueue);

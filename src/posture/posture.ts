@@ -20,6 +20,8 @@ export interface PostureInputs {
   readonly rateLimits?: Readonly<Record<string, RateLimitPolicy>>;
   /** Log fields the logger censors. */
   readonly redactedLogFields: readonly string[];
+  /** What computes access-token signatures (es512-signer.ts). */
+  readonly tokenSigner: string;
   /** Milliseconds since the epoch. */
   readonly now: number;
 }
@@ -40,7 +42,7 @@ export interface SecurityPosture {
     readonly key_rotation_overlap_days: number;
     readonly ip_allowlist_per_client: true;
   };
-  readonly access_tokens: { readonly format: string; readonly signing_alg: 'ES512'; readonly lifetime_seconds: number; readonly refresh_tokens: false; readonly jwks_uri: string };
+  readonly access_tokens: { readonly format: string; readonly signing_alg: 'ES512'; readonly signer: string; readonly lifetime_seconds: number; readonly refresh_tokens: false; readonly jwks_uri: string };
   readonly dpop: { readonly supported: true; readonly signing_algs: readonly string[]; readonly nonce_required: boolean };
   readonly clock_skew_seconds: number;
   readonly authorization: { readonly model: string; readonly capabilities: number; readonly tenant_isolation: string };
@@ -96,7 +98,7 @@ export function securityPosture(inputs: PostureInputs): SecurityPosture {
       key_rotation_overlap_days: config.keyOverlapDays,
       ip_allowlist_per_client: true,
     },
-    access_tokens: { format: 'JWT (RFC 9068, typ at+jwt)', signing_alg: 'ES512', lifetime_seconds: config.accessTokenTtlSeconds, refresh_tokens: false, jwks_uri: `${config.publicUrl}/.well-known/jwks.json` },
+    access_tokens: { format: 'JWT (RFC 9068, typ at+jwt)', signing_alg: 'ES512', signer: inputs.tokenSigner, lifetime_seconds: config.accessTokenTtlSeconds, refresh_tokens: false, jwks_uri: `${config.publicUrl}/.well-known/jwks.json` },
     dpop: { supported: true, signing_algs: dpopAlgorithms.split(' '), nonce_required: config.dpopNonces },
     clock_skew_seconds: config.clockSkewSeconds,
     authorization: { model: 'capability-based, deny by default', capabilities: capabilities.length, tenant_isolation: 'enforced in the data layer; records outside the caller\'s tenant subtree answer 404' },

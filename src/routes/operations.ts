@@ -23,6 +23,8 @@ export interface OperationsDeps {
   readonly metrics: Metrics;
   /** Log fields the logger censors (reported by the posture). */
   readonly redactedPaths: readonly string[];
+  /** What signs access tokens (reported by the posture). */
+  readonly tokenSigner: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export function operationsRoutes(deps: OperationsDeps) {
       metrics: { protection: access.protection, allowedNetworks: access.allowedNetworks },
       ...(config.rateLimitEnabled ? { rateLimits: rateLimitPolicies(config) } : {}),
       redactedLogFields: deps.redactedPaths,
+      tokenSigner: deps.tokenSigner,
       now: deps.clock.now(),
     });
   return async function register(app: FastifyInstance): Promise<void> {

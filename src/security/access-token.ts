@@ -50,7 +50,7 @@ export interface AccessTokenGrant {
   readonly user?: { readonly amr: readonly string[] };
 }
 
-/** Signs an access token with the store's current key (node:crypto; see sign-es512.ts). */
+/** Signs an access token with the store's current key and signer (see sign-es512.ts). */
 export async function issueAccessToken(
   store: SigningKeyStore,
   grant: AccessTokenGrant,
@@ -73,7 +73,7 @@ export async function issueAccessToken(
     ...(grant.user ? { actor_type: 'user' as const, amr: [...grant.user.amr] } : {}),
   });
   const { kid, signingKey } = store.current(now);
-  const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' });
+  const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' }, store.signer);
   return { token, claims, expiresAt: claims.exp };
 }
 

@@ -1,16 +1,15 @@
 /**
  * ES512 compact JWS signing (RFC 7515 §7.1, RFC 7518 §3.4) of the service's own access
- * tokens with node:crypto. Only signing lives here: every verification still goes through
- * `jose`. The reason is cost: `crypto.sign` with a callback runs on the libuv pool with a
- * few microseconds of main-thread work, where WebCrypto's promise glue under jose costs the
- * main thread about 0.06 ms per P-521 signature (BENCHMARKS.md). The input is JSON we
- * built ourselves, so there is no JOSE parsing to get wrong; the tests verify the output
- * with `jose` and openid-client.
+ * tokens, with an {@link Es512Signer} (the system libcrypto, or node:crypto). Only signing
+ * lives here: every verification still goes through `jose`. The reason is cost: both
+ * signers run on the libuv pool with a few microseconds of main-thread work, where
+ * WebCrypto's promise glue under jose costs the main thread about 0.06 ms per P-521
+ * signature and Node's bundled OpenSSL signs P-521 ~7× slower than the system's
+ * (BENCHMARKS.md). The input is JSON we built ourselves, so there is no JOSE parsing to
+ * get wrong; the tests verify the output with `jose` and openid-client.
  */
-import { sign, type KeyObject } from 'node:crypto';
-
-/** P-521 signatures in the JWS (IEEE P1363) form: r ‖ s, 66 bytes each. */
-const signatureBytes = 132;
+import type { KeyObject } from 'node:crypto';
+import { es512SignatureBytes, type Es512Signer } from './es512-signer.js';
 
 // The protected header is the same for every token of a key: encode it once per kid.
 const encodedHeaders = new Map<string, string>();
@@ -42,14 +41,10 @@ export function isP521PrivateKey(key: KeyObject): boolean {
  * Signs `payload` as a compact JWS with header `{ alg: 'ES512', kid, typ }`. The signature
  * is computed on the libuv thread pool; the promise settles on the main thread.
  */
-export function signEs512Jws(payload: object, key: KeyObject, header: { readonly kid: string; readonly typ: string }): Promise<string> {
-  if (!isP521PrivateKey(key)) return Promise.reject(new TypeError('ES512 needs a P-521 private key'));
+export async function signEs512Jws(payload: object, key: KeyObject, header: { readonly kid: string; readonly typ: string }, signer: Es512Signer): Promise<string> {
+  if (!isP521PrivateKey(key)) throw new TypeError('ES512 needs a P-521 private key');
   const input = `${encodedHeader(header.kid, header.typ)}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  return new Promise((resolve, reject) => {
-    sign('sha512', Buffer.from(input, 'latin1'), { key, dsaEncoding: 'ieee-p1363' }, (error, signature) => {
-      if (error) reject(error);
-      else if (signature.length !== signatureBytes) reject(new Error(`unexpected ES512 signature length ${signature.length}`));
-      else resolve(`${input}.${signature.toString('base64url')}`);
-    });
-  });
+  const signature = await signer.sign(Buffer.from(input, 'latin1'), key);
+  if (signature.length !== es512SignatureBytes) throw new Error(`unexpected ES512 signature length ${signature.length}`);
+  return `${input}.${signature.toString('base64url')}`;
 }

@@ -8,6 +8,7 @@ import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { chooseEs512Signer, type Es512Signer } from './es512-signer.js';
 
 export type SigningKeyStoreOptions = (
   | { readonly file: string; readonly jwks?: undefined }
@@ -21,12 +22,14 @@ export type SigningKeyStoreOptions = (
   readonly publishDelaySeconds?: number;
   /** How long a key stays published after it stopped signing; default 1800 (2 × 900 s tokens). */
   readonly retentionSeconds?: number;
+  /** What computes the signatures; default: the system libcrypto when usable, else node:crypto. */
+  readonly signer?: Es512Signer;
 };
 
 interface SigningKey {
   readonly kid: string;
   readonly privateKey: CryptoKey;
-  /** The same private key for node:crypto, which signs our access tokens (see sign-es512.ts). */
+  /** The same private key as a node:crypto key object, handed to the signer (see sign-es512.ts). */
   readonly signingKey: KeyObject;
   readonly publicKey: CryptoKey;
   readonly privateJwk: JWK;
@@ -51,8 +54,11 @@ export class SigningKeyStore {
   readonly #publishDelay: number;
   readonly #retention: number;
   #rotation: Promise<unknown> = Promise.resolve();
+  /** Signs access tokens with the current key (see es512-signer.ts). */
+  readonly signer: Es512Signer;
 
-  private constructor(keys: readonly SigningKey[], options: SigningKeyStoreOptions) {
+  private constructor(keys: readonly SigningKey[], options: SigningKeyStoreOptions & { readonly signer: Es512Signer }) {
+    this.signer = options.signer;
     this.#keys = keys;
     this.#file = options.file;
     this.#publishDelay = options.publishDelaySeconds ?? 0;
@@ -60,7 +66,8 @@ export class SigningKeyStore {
   }
 
   /** Loads the keys; a missing `file` is created with one new key. */
-  static async open(options: SigningKeyStoreOptions, now: number): Promise<SigningKeyStore> {
+  static async open(given: SigningKeyStoreOptions, now: number): Promise<SigningKeyStore> {
+    const options = { ...given, signer: given.signer ?? (await chooseEs512Signer()).signer };
     if (options.file === undefined) return new SigningKeyStore(await parseJwks(options.jwks), options);
     let text: string;
     try {

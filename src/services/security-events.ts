@@ -82,9 +82,12 @@ function newBatch(): Batch {
 }
 
 /**
- * Writes security events to the audit trail with group commit: the first event is written
- * at once; events arriving while a write is in flight form the next batch (one transaction,
- * one multi-row INSERT per 200 events). {@link record} resolves once its event is
+ * Writes security events to the audit trail with group commit: a write starts at the end
+ * of the current event-loop turn (`setImmediate`), so every event recorded in that turn
+ * shares it; events arriving while a write is in flight form the next batch (one
+ * transaction, one multi-row INSERT per 200 events). On SQLite a write finishes within
+ * the turn it starts in, so without the wait nearly every token paid a commit of its own
+ * (12 % of the main thread's time at 2,000 tokens/s). {@link record} resolves once its event is
  * committed, and callers answer the request only then — so an answered request's event
  * survives a crash, and under load many requests share one write. A failed write is
  * logged, never turned into a failure of the request it describes.
@@ -103,7 +106,7 @@ export class SecurityEvents {
   record(event: SecurityEvent): Promise<void> {
     const batch = (this.collecting ??= newBatch());
     batch.items.push({ event, at: this.clock.now() });
-    if (!this.inFlight) this.writeNext();
+    if (!this.inFlight) this.inFlight = new Promise<void>((turnEnded) => setImmediate(turnEnded)).then(() => this.writeNext());
     return batch.written;
   }
 
@@ -112,17 +115,14 @@ export class SecurityEvents {
     while (this.inFlight) await this.inFlight;
   }
 
-  private writeNext(): void {
-    const batch = this.collecting;
-    this.collecting = undefined;
-    if (!batch) {
-      this.inFlight = undefined;
-      return;
-    }
-    this.inFlight = this.write(batch.items).then(() => {
+  /** Writes the collected batch, then the one collected meanwhile, until none is left. */
+  private async writeNext(): Promise<void> {
+    for (let batch = this.collecting; batch; batch = this.collecting) {
+      this.collecting = undefined;
+      await this.write(batch.items);
       batch.resolve();
-      this.writeNext();
-    });
+    }
+    this.inFlight = undefined;
   }
 
   private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {

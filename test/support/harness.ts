@@ -9,6 +9,7 @@ import type { Config } from '../../src/config/config.js';
 import type { Database, DialectName } from '../../src/db/dialect.js';
 import { getResource } from '../../src/registry/index.js';
 import { asSystem } from '../../src/security/principal.js';
+import { chooseEs512Signer } from '../../src/security/es512-signer.js';
 import { SigningKeyStore } from '../../src/security/signing-keys.js';
 import type { Clock } from '../../src/services/clock.js';
 import type { RequestContext } from '../../src/services/request-context.js';
@@ -50,7 +51,9 @@ export async function createHarness(dialect: DialectName, options: { env?: Recor
   const dataDir = mkdtempSync(join(tmpdir(), 'booking-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false', ...options.env });
   const database = await freshDatabase(dialect, options.database);
-  const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+  // The signer main.ts would choose for this configuration (ES512_SIGNER).
+  const { signer } = await chooseEs512Signer(config.es512Signer);
+  const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json'), signer }, Math.floor(Date.now() / 1000));
   const app = await buildApp(config, { database, keys, logger: false, ...(options.clock ? { clock: options.clock } : {}), ...(options.adminDir ? { adminDir: options.adminDir } : {}) });
   await app.server.ready();
   const directory = new TenantDirectory(database);

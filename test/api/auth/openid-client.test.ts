@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, importPKCS8, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseEs512Signer } from '../../../src/security/es512-signer.js';
+import { signEs512Jws } from '../../../src/security/sign-es512.js';
 import { createAuthHarness } from '../../support/auth-harness.js';
 import type { AuthHarness } from '../../support/auth-harness.js';
 import { dialects } from '../../support/databases.js';
@@ -64,7 +67,8 @@ describe.each(dialects)('openid-client v6 against the service on %s', (dialect) 
     expect(await res.json()).toMatchObject({ items: [], total: 0, page: 1, per_page: 25 });
   });
 
-  it('issues tokens (signed with node:crypto) that jose verifies against the published JWKS over HTTP', async () => {
+  it('issues tokens (signed by the system libcrypto) that jose verifies against the published JWKS over HTTP', async () => {
+    expect(h.keys.signer.name).toBe('libcrypto');
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'products:list' });
     const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri as string));
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
@@ -110,6 +114,42 @@ describe.each(dialects)('openid-client v6 against the service on %s', (dialect) 
     const error = await oidc.clientCredentialsGrant(issuerAudience, { scope: 'products:list' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(oidc.ResponseBodyError);
     expect(error).toMatchObject({ error: 'invalid_client', status: 401 });
+  });
+});
+
+describe.each(dialects)('openid-client v6 against the service signing with the node:crypto fallback (ES512_SIGNER=node) on %s', (dialect) => {
+  let h: AuthHarness;
+  let origin: string;
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    ({ h, origin } = await listeningHarness(dialect, { ES512_SIGNER: 'node' }));
+    config = await discover(h, origin, await h.client(await h.tenant('Acme'), ['products:list']));
+  });
+  afterAll(() => h.close());
+
+  it('issues tokens that jose verifies against the JWKS and the API accepts; /metrics and the posture name the signer', async () => {
+    expect(h.keys.signer.name).toBe('node');
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'products:list' });
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri as string));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { algorithms: ['ES512'], typ: 'at+jwt', issuer: `${origin}/v1`, audience: `${origin}/v1` });
+    expect(payload.scope).toBe('products:list');
+    const res = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET');
+    expect(res.status).toBe(200);
+    const metrics = (await h.app.server.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+    expect(metrics).toContain('access_token_signer_info{signer="node"} 1');
+    const posture = await h.app.server.inject({ method: 'GET', url: '/v1/security/json', headers: { authorization: `Bearer ${await h.bearer(null, ['security:read'])}` } });
+    expect(posture.json()).toMatchObject({ access_tokens: { signing_alg: 'ES512', signer: "node:crypto (Node's bundled OpenSSL)" } });
+  });
+
+  it('tokens of both signers are interchangeable: one signed by the system libcrypto with the same key verifies here too', async () => {
+    const { signer } = await chooseEs512Signer('libcrypto');
+    const now = Math.floor(Date.now() / 1000);
+    const { kid, signingKey } = h.keys.current(now);
+    const claims = { ...decodeJwt((await oidc.clientCredentialsGrant(config, { scope: 'products:list' })).access_token), jti: randomUUID() };
+    const token = await signEs512Jws(claims, signingKey, { kid, typ: 'at+jwt' }, signer);
+    const res = await oidc.fetchProtectedResource(config, token, new URL(`${origin}/v1/products`), 'GET');
+    expect(res.status).toBe(200);
   });
 });
 

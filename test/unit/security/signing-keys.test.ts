@@ -28,8 +28,8 @@ async function roundTrip(store: SigningKeyStore, at: number): Promise<string> {
   const key = store.verificationKey(kid);
   if (!key) throw new Error('no verification key');
   await compactVerify(jws, key, { algorithms: ['ES512'] });
-  // The node:crypto copy that signs access tokens is the same key.
-  const token = await signEs512Jws({ x: 1 }, store.current(at).signingKey, { kid, typ: 'at+jwt' });
+  // The node:crypto copy that the store's signer signs access tokens with is the same key.
+  const token = await signEs512Jws({ x: 1 }, store.current(at).signingKey, { kid, typ: 'at+jwt' }, store.signer);
   await compactVerify(token, key, { algorithms: ['ES512'] });
   return kid;
 }
