@@ -1,6 +1,7 @@
 import { createQueryId } from 'kysely';
 import type { RootOperationNode, SelectQueryBuilder } from 'kysely';
 import type { Db, SqlDialect, Tables } from '../db/dialect.js';
+import { notNow, readFirstNow } from '../db/direct-read.js';
 import { withRowLock } from '../db/row-lock.js';
 import type { ResourceDef } from '../registry/types.js';
 import { asSystem } from '../security/principal.js';
@@ -66,6 +67,8 @@ export class ScopedQueries {
     if (!compiled) return (await this.findQuery(resource, id, options.lock).executeTakeFirst()) as Row | undefined;
     const parameters = compiled.parameters.slice();
     parameters[compiled.idAt] = id;
+    const now = readFirstNow(this.db, compiled.sql, parameters);
+    if (now !== notNow) return now;
     const { rows } = await this.db.executeQuery<Row>({ query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters });
     return rows[0];
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScopedQueries } from '../../../src/data/scoped-queries.js';
+import { newId } from '../../../src/data/unit-of-work.js';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/security/principal.js';
 import type { Principal } from '../../../src/security/principal.js';
@@ -70,6 +71,28 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     expect(await find(principal.b, id.a, 'update')).toBeUndefined();
     expect((await find(principal.b, id.b, 'update'))?._id).toBe(id.b);
     expect(await find(principal.a, id.deleted, 'share')).toBeUndefined();
+  });
+
+  it('a read while another request\'s transaction is open never sees its uncommitted row (SQLite reads at once only when the connection is idle)', async () => {
+    let written: (id: string) => void = () => undefined;
+    const insertedId = new Promise<string>((resolve) => (written = resolve));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const context = { principal: principal.a, clientIp: null, requestId: null };
+    const work = h.app.resources.work(context, async (unit) => {
+      const recordId = newId(unit);
+      await unit.insert(products, { id: recordId, owner: node.a, values: { ...productBody } });
+      written(recordId);
+      await gate;
+      throw new Error('rolled back on purpose');
+    });
+    const recordId = await insertedId;
+    const during = find(principal.a, recordId);
+    release();
+    await expect(work).rejects.toThrow('rolled back on purpose');
+    expect(await during).toBeUndefined();
+    expect(await find(principal.a, recordId)).toBeUndefined();
+    expect((await find(principal.a, id.a))?._id).toBe(id.a);
   });
 
   it('over HTTP: a tenant reading its own record first still gets 404 for another tenant\'s id', async () => {
