@@ -21,6 +21,7 @@ import { loggerOptions, redactedPaths } from './observability/logger-options.js'
 import { Metrics } from './observability/metrics.js';
 import { packageInfo } from './observability/package-info.js';
 import { RequestLogController } from './observability/log-controller.js';
+import { lazyChildLogger } from './observability/lazy-request-logger.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
 import { actions } from './actions/index.js';
 import { actionRoutes } from './routes/actions.js';
@@ -108,6 +109,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => randomUUID(),
     logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
