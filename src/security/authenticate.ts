@@ -55,7 +55,7 @@ export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {}
 
   async authenticate(request: FastifyRequest): Promise<Authenticated> {
-    const known = this.#knownBearer(request);
+    const known = this.knownBearer(request);
     if (known) return known;
     try {
       return await this.#authenticate(request);
@@ -71,7 +71,7 @@ export class Authenticator {
    * instance verified before (its syntax was checked then) that is not DPoP-bound. Any
    * other header, however close, takes the full path below with its exact answers.
    */
-  #knownBearer(request: FastifyRequest): Authenticated | undefined {
+  knownBearer(request: FastifyRequest): Authenticated | undefined {
     const header = request.headers.authorization;
     if (header === undefined || !header.startsWith('Bearer ')) return undefined;
     const claims = this.options.verifier.verified(header.slice(7), epochSeconds(this.options.clock));
