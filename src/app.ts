@@ -185,10 +185,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const catalogue = new RouteCatalogue();
   server.addHook('onRoute', (route) => catalogue.add(route));
   installDeprecation(server);
-  server.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   await installSecurityHeaders(server, config);
   installSecurity(server, { authenticator, clients, tenants, users, events });
   installRequestMetrics(server, metrics);
