@@ -36,12 +36,14 @@ export function helmetHeaders(options: HelmetOptions = helmetOptions): Readonly<
  * is a machine-to-machine API and browsers have no business calling it by default.
  */
 export async function installSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
-  const headers = Object.entries(helmetHeaders());
+  const headers = helmetHeaders();
+  const names = Object.keys(headers);
+  const values = names.map((name) => headers[name] ?? '');
   // Set before the handler runs, so a route may still replace any of them. The request id
   // is set here too: one hook for the headers every response carries.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    for (const [name, value] of headers) reply.header(name, value);
+    for (let i = 0; i < names.length; i++) reply.header(names[i] as string, values[i]);
     // Authenticated answers are private to their caller: never stored by any cache.
     if (request.routeOptions.config?.public !== true) reply.header('cache-control', 'no-store');
     done();
