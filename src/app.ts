@@ -21,6 +21,7 @@ import { loggerOptions, redactedPaths } from './observability/logger-options.js'
 import { Metrics } from './observability/metrics.js';
 import { packageInfo } from './observability/package-info.js';
 import { RequestLogController } from './observability/log-controller.js';
+import { lazyChildLogger } from './observability/lazy-request-logger.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
 import { actions } from './actions/index.js';
 import { actionRoutes } from './routes/actions.js';
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     genReqId: () => randomUUID(),
     logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: false,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -190,10 +192,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const catalogue = new RouteCatalogue();
   server.addHook('onRoute', (route) => catalogue.add(route));
   installDeprecation(server);
-  server.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   await installSecurityHeaders(server, config);
   installSecurity(server, { authenticator, clients, tenants, users, events });
   installRequestMetrics(server, metrics);

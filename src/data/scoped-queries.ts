@@ -1,14 +1,34 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { createQueryId } from 'kysely';
+import type { RootOperationNode, SelectQueryBuilder } from 'kysely';
 import type { Db, SqlDialect, Tables } from '../db/dialect.js';
+import { notNow, readFirstNow } from '../db/direct-read.js';
 import { withRowLock } from '../db/row-lock.js';
 import type { ResourceDef } from '../registry/types.js';
 import { asSystem } from '../security/principal.js';
-import type { Principal } from '../security/principal.js';
+import type { Principal, TenantScope } from '../security/principal.js';
 import type { Row } from '../services/record-codec.js';
 import { ownerFilter, tenantFilter } from './tenant-scope.js';
 
 /** A select on one resource table with the scope's filters already applied. */
 export type ScopedSelect = SelectQueryBuilder<Tables, string, object>;
+
+/**
+ * A compiled `find` of one resource for one scope: its SQL and parameters with the record
+ * id left as a hole. The scope's own values (tenant id, path prefix) are fixed, because
+ * scopes are immutable and cached by the tenant directory.
+ */
+interface CompiledFind {
+  readonly query: RootOperationNode;
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  readonly idAt: number;
+}
+
+/** Compiled finds by scope object, then by dialect, table and lock mode. */
+const compiledFinds = new WeakMap<TenantScope, Map<string, CompiledFind | null>>();
+
+/** Stands in for the record id while a find is compiled; no caller can pass this object. */
+const idMarker: unknown = Object.freeze({ marker: 'record id' });
 
 export interface ScopeOptions {
   /** Soft-deleted rows too (legal holds preserve them; the trail of a deleted record). */
@@ -45,9 +65,44 @@ export class ScopedQueries {
 
   /** A live record in reach, every column; optionally locked for the rest of the transaction. */
   async find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
-    let query = this.scoped(resource).selectAll().where('_id', '=', id);
-    if (options.lock) query = withRowLock(query, this.dialect, options.lock);
-    return (await query.executeTakeFirst()) as Row | undefined;
+    const compiled = this.compiledFind(resource, options.lock);
+    if (!compiled) return (await this.findQuery(resource, id, options.lock).executeTakeFirst()) as Row | undefined;
+    const parameters = compiled.parameters.slice();
+    parameters[compiled.idAt] = id;
+    const now = readFirstNow(this.db, compiled.sql, parameters);
+    if (now !== notNow) return now;
+    const { rows } = await this.db.executeQuery<Row>({ query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters });
+    return rows[0];
+  }
+
+  private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
+    const query = this.scoped(resource).selectAll().where('_id', '=', id as string);
+    return lock ? withRowLock(query, this.dialect, lock) : query;
+  }
+
+  /**
+   * The scoped find, compiled once per scope, resource and lock mode: reads by id are the
+   * most frequent query, and building and compiling the same Kysely query for each costs
+   * more than SQLite takes to answer it. The SQL is the scoped builder's own output (tenant
+   * and soft-delete filters included); only the id changes between calls. `null` (build
+   * per call) if the id does not appear exactly once among the parameters.
+   */
+  private compiledFind(resource: ResourceDef, lock: 'update' | 'share' | undefined): CompiledFind | null {
+    const { scope } = this.principal;
+    let byQuery = compiledFinds.get(scope);
+    if (!byQuery) {
+      byQuery = new Map();
+      compiledFinds.set(scope, byQuery);
+    }
+    const key = `${this.dialect.name} ${resource.table} ${lock ?? ''}`;
+    let compiled = byQuery.get(key);
+    if (compiled === undefined) {
+      const { query, sql, parameters } = this.findQuery(resource, idMarker, lock).compile();
+      const idAt = parameters.indexOf(idMarker);
+      compiled = idAt >= 0 && parameters.lastIndexOf(idMarker) === idAt ? { query, sql, parameters, idAt } : null;
+      byQuery.set(key, compiled);
+    }
+    return compiled;
   }
 
   /**

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import type { Expression, RawBuilder, SqliteDatabase, SqliteStatement, SqlBool } from 'kysely';
+import type { DatabaseConnection, Driver, Expression, QueryCompiler, RawBuilder, SqliteDatabase, SqliteDialectConfig, SqliteStatement, SqlBool, TransactionSettings } from 'kysely';
 import type { FieldType } from '../registry/types.js';
 import { ChangeFeed } from './change-feed.js';
+import { notNow, registerDirectRead } from './direct-read.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 import { compileRegex } from './regex-cache.js';
 
@@ -81,6 +82,73 @@ export const sqliteDialect: SqlDialect = {
   },
 };
 
+/** Kysely's SQLite dialect with a driver that tells whether its connection is in use. */
+class TrackedSqliteDialect extends SqliteDialect {
+  readonly driver: TrackedDriver;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.driver = new TrackedDriver(super.createDriver());
+  }
+
+  override createDriver(): Driver {
+    return this.driver;
+  }
+}
+
+/**
+ * Kysely's SQLite driver, counting whether anyone holds its one connection (a query, a
+ * transaction or a stream between acquire and release).
+ */
+class TrackedDriver implements Driver {
+  held = 0;
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    this.held += 1;
+    return connection;
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.held -= 1;
+    return this.inner.releaseConnection(connection);
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.inner.savepoint?.(connection, name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.inner.rollbackToSavepoint?.(connection, name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.inner.releaseSavepoint?.(connection, name, compile);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
 /** The error `re2_match` throws once a statement has used up its time budget. */
 export function regexBudgetExceeded(): Error {
   return Object.assign(new Error('regex evaluation exceeded the statement time budget'), { code: 'SQLITE_REGEX_TIMEOUT' });
@@ -113,14 +181,18 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   // Kysely prepares every query anew; reusing prepared statements by SQL text saves the
   // parse and plan. A statement still busy (an open iterator) is not shared.
   const prepared = new Map<string, BetterSqlite3.Statement>();
+  const statementFor = (text: string): BetterSqlite3.Statement => {
+    let statement = prepared.get(text);
+    if (!statement || statement.busy) {
+      statement = raw.prepare(text);
+      if (prepared.size < 2000) prepared.set(text, statement);
+    }
+    return statement;
+  };
   const timed: SqliteDatabase = {
     close: () => raw.close(),
     prepare(text: string): SqliteStatement {
-      let statement = prepared.get(text);
-      if (!statement || statement.busy) {
-        statement = raw.prepare(text);
-        if (prepared.size < 2000) prepared.set(text, statement);
-      }
+      const statement = statementFor(text);
       return {
         reader: statement.reader,
         all(parameters) {
@@ -138,7 +210,18 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
       };
     },
   };
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: timed }) });
+  const dialect = new TrackedSqliteDialect({ database: timed });
+  const { driver } = dialect;
+  const db = new Kysely<Tables>({ dialect });
+  // The connection is idle when Kysely holds it for nothing (no query, transaction or
+  // stream) and SQLite has no transaction open: a read then runs now, as Kysely would run it.
+  registerDirectRead(db, (text, parameters) => {
+    if (driver.held > 0 || raw.inTransaction) return notNow;
+    const statement = statementFor(text);
+    if (!statement.reader) return notNow;
+    statementStarted = clock();
+    return statement.get(parameters) as Record<string, unknown> | undefined;
+  });
   return {
     db,
     dialect: sqliteDialect,

@@ -30,16 +30,20 @@ export function helmetHeaders(options: HelmetOptions = helmetOptions): Readonly<
 }
 
 /**
- * Headers on every response: HSTS (one year), `nosniff`, frame denial, no referrer and a
+ * Headers on every response: the request id, HSTS (one year), `nosniff`, frame denial, no referrer and a
  * CSP that lets a JSON response load nothing at all. HTML pages (status, docs) set their
  * own, looser CSP in their routes. CORS is off unless `CORS_ORIGINS` names origins; this
  * is a machine-to-machine API and browsers have no business calling it by default.
  */
 export async function installSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const headers = helmetHeaders();
-  // Set before the handler runs, so a route may still replace any of them.
+  const names = Object.keys(headers);
+  const values = names.map((name) => headers[name] ?? '');
+  // Set before the handler runs, so a route may still replace any of them. The request id
+  // is set here too: one hook for the headers every response carries.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(headers);
+    reply.header('x-request-id', request.id);
+    for (let i = 0; i < names.length; i++) reply.header(names[i] as string, values[i]);
     // Authenticated answers are private to their caller: never stored by any cache.
     if (request.routeOptions.config?.public !== true) reply.header('cache-control', 'no-store');
     done();

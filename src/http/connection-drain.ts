@@ -25,9 +25,13 @@ export function connectionDrain(server: Server): ConnectionDrain {
     // Node detaches the socket on 'finish'; the connection is idle from the next tick.
     else response.once('finish', () => setImmediate(() => server.closeIdleConnections()));
   };
+  // One listener function for every response (no closure per request on the hot path).
+  function settled(this: ServerResponse): void {
+    inFlight.delete(this);
+  }
   server.on('request', (_request, response: ServerResponse) => {
     inFlight.add(response);
-    response.once('close', () => inFlight.delete(response));
+    response.on('close', settled);
     if (draining) closeWhenFinished(response);
   });
   return {

@@ -23,6 +23,12 @@ export class TtlCache<V> {
     return value;
   }
 
+  /** The cached value while it is fresh (`undefined` also for a cached miss), without loading. */
+  peek(key: string): V | undefined {
+    const cached = this.entries.get(key);
+    return cached && cached.until > this.now() ? cached.value : undefined;
+  }
+
   forget(key: string): void {
     this.entries.delete(key);
   }

@@ -1,5 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/dialect.js';
+import { RequestStats, requestCounter, requestDurations } from './request-stats.js';
 
 /** Route label of a request no route matched (404, 405): one value, whatever the URL. */
 export const unmatchedRoute = 'unmatched';
@@ -20,8 +21,7 @@ export interface MetricsOptions {
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'method' | 'route' | 'status'>;
-  readonly #duration: Histogram<'method' | 'route' | 'status'>;
+  readonly #requestStats = new RequestStats([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   readonly #tokensIssued: Counter;
   readonly #tokensRefused: Counter<'reason'>;
   readonly #rateLimitRefusals: Counter<'group'>;
@@ -34,14 +34,12 @@ export class Metrics {
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
-    const labelNames = ['method', 'route', 'status'] as const;
-    this.#requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames, registers });
-    this.#duration = new Histogram({
+    // Registered in `registry`; filled from the request stats when scraped.
+    requestCounter(this.#requestStats, { name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', registry: this.registry });
+    requestDurations(this.#requestStats, {
       name: 'http_request_duration_seconds',
       help: 'Time from receiving a request to finishing its response, by method, route pattern and status.',
-      labelNames,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers,
+      registry: this.registry,
     });
     this.#tokensIssued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued by the token endpoint.', registers });
     this.#tokensRefused = new Counter({ name: 'tokens_refused_total', help: 'Token requests refused, by OAuth error code.', labelNames: ['reason'], registers });
@@ -87,9 +85,7 @@ export class Metrics {
 
   /** Records one finished request; `route` is the route pattern or {@link unmatchedRoute}. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.#requests.inc(labels);
-    this.#duration.observe(labels, seconds);
+    this.#requestStats.observe(method, route, status, seconds);
   }
 
   /** The token endpoint issued an access token. */

@@ -8,9 +8,8 @@ import { nobody } from '../security/principal.js';
 import { requestContext } from './request-context.js';
 
 /** The input of an action from the request that passed the security pipeline (public actions: nobody yet). */
-function actionInput(request: FastifyRequest): ActionInput {
+function actionInput(request: FastifyRequest, isPublic: boolean): ActionInput {
   const ifMatch = request.headers['if-match'];
-  const isPublic = request.routeOptions.config.public === true;
   return {
     context: isPublic ? { principal: nobody, clientIp: request.ip ?? null, requestId: String(request.id) } : requestContext(request),
     params: request.params as Record<string, string>,
@@ -36,7 +35,7 @@ function send(reply: FastifyReply, result: ActionResult): FastifyReply {
  * and replayed to repeats (scoped by principal, acting tenant and URL).
  */
 async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: FastifyReply, services: ActionServices, keys: IdempotencyKeys, key: string): Promise<FastifyReply> {
-  const input = actionInput(request);
+  const input = actionInput(request, action.authentication === 'public');
   const { principal } = input.context;
   const path = request.url.split('?')[0] ?? request.url;
   const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${path}`;
@@ -58,6 +57,7 @@ async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: 
 /** The Fastify route of an action: its declarations become route config, its schemas compiled serialisers. */
 export function actionRoute(action: ActionDef, services: ActionServices, keys?: IdempotencyKeys): RouteOptions {
   const idempotent = keys !== undefined && action.method === 'POST' && action.authentication === 'client';
+  const isPublic = action.authentication === 'public';
   return {
     method: action.method,
     url: action.path,
@@ -70,7 +70,7 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
     handler: async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (idempotent && key !== undefined) return runIdempotent(action, request, reply, services, keys, String(key));
-      return send(reply, await executeAction(action, actionInput(request), services));
+      return send(reply, await executeAction(action, actionInput(request, isPublic), services));
     },
   };
 }

@@ -142,6 +142,16 @@ export class AccessTokenVerifier {
   }
 
   /**
+   * The claims of a token this instance already verified (or issued) and that has not
+   * expired; `undefined` for any other token, which then goes through {@link verify}.
+   */
+  verified(token: string, now: number): AccessTokenClaims | undefined {
+    if (token.length === 0 || token.length > 8192) return undefined;
+    const cached = this.#cache.get(hash(token));
+    return cached !== undefined && cached.exp > now ? cached : undefined;
+  }
+
+  /**
    * The token's claims; throws `invalid_token` {@link TokenError} otherwise. `beforeCheck`
    * runs only when the token is not one this instance already verified, before anything
    * else is done with it (the pre-authentication limit).

@@ -39,6 +39,12 @@ export class ClientDirectory {
     return this.cache.get(clientId, (id) => this.load(id));
   }
 
+  /** The client if this directory holds it fresh and enabled, without a database read; `undefined` otherwise (then {@link get}). */
+  cachedActive(clientId: string): ClientState | undefined {
+    const client = this.cache.peek(clientId);
+    return client && !client.disabled ? client : undefined;
+  }
+
   private async load(clientId: string): Promise<ClientState | undefined> {
     const { dialect } = this.queries;
     const row = await this.queries.scoped(apiClients).select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist']).where('_id', '=', clientId).executeTakeFirst();

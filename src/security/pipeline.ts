@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { userEvent } from '../services/security-events.js';
 import type { SecurityEvents } from '../services/security-events.js';
@@ -36,31 +36,65 @@ export function installRouteGuard(app: FastifyInstance): void {
  * order: authenticate → IP allowlist → capability → tenant scope.
  */
 export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config;
-    if (config.public === true || request.is404) return;
-    const capability = config.capability;
-    if (typeof capability !== 'string' && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
-    const auth = await deps.authenticator.authenticate(request);
-    if (auth.claims.actor_type === 'user') {
-      request.principal = await userPrincipal(deps, auth, request);
+    if (config.public === true || request.is404) {
+      done();
       return;
     }
-    if (typeof capability !== 'string') throw authError('invalid_token', 'This operation is for signed-in users', auth.scheme, 'invalid_token');
-    const client = await activeClient(deps.clients, auth);
-    const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
-      deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
-    if (!client.allowlist.allows(request.ip)) {
-      await refused('ip_refused', { address: request.ip });
-      throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
+    const known = knownClientPrincipal(deps, request, config);
+    if (known) {
+      request.principal = known;
+      done();
+      return;
     }
-    const granted = grantedCapabilities(auth.claims);
-    if (!granted.has(capability)) {
-      await refused('capability_denied', { capability });
-      throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
-    }
-    request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);
+    secure(deps, request, config).then(() => done(), done);
   });
+}
+
+/**
+ * The pipeline answered from memory alone, for the common request: a Bearer token this
+ * instance verified, of a client and a home tenant the directories hold fresh, the client
+ * enabled, the address allowed and the capability granted, no `X-Tenant-Id`. Every check
+ * is the same as in {@link secure}; whenever one of them cannot pass from memory this
+ * returns `undefined` and {@link secure} decides (and refuses, audits or loads) as always.
+ */
+function knownClientPrincipal(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig): Principal | undefined {
+  const capability = config.capability;
+  if (typeof capability !== 'string' || request.headers['x-tenant-id'] !== undefined) return undefined;
+  const auth = deps.authenticator.knownBearer(request);
+  if (!auth || auth.claims.actor_type === 'user') return undefined;
+  const client = deps.clients.cachedActive(auth.claims.client_id);
+  if (!client || !client.allowlist.allows(request.ip)) return undefined;
+  const granted = grantedCapabilities(auth.claims);
+  if (!granted.has(capability)) return undefined;
+  const home = deps.tenants.cached(client.tenantId);
+  return home && clientPrincipal(client, granted, home, home);
+}
+
+/** The one place access is decided, in this fixed order: authenticate → IP allowlist → capability → tenant scope. */
+async function secure(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig): Promise<void> {
+  const capability = config.capability;
+  if (typeof capability !== 'string' && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
+  const auth = await deps.authenticator.authenticate(request);
+  if (auth.claims.actor_type === 'user') {
+    request.principal = await userPrincipal(deps, auth, request);
+    return;
+  }
+  if (typeof capability !== 'string') throw authError('invalid_token', 'This operation is for signed-in users', auth.scheme, 'invalid_token');
+  const client = await activeClient(deps.clients, auth);
+  const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
+    deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
+  if (!client.allowlist.allows(request.ip)) {
+    await refused('ip_refused', { address: request.ip });
+    throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
+  }
+  const granted = grantedCapabilities(auth.claims);
+  if (!granted.has(capability)) {
+    await refused('capability_denied', { capability });
+    throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
+  }
+  request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);
 }
 
 /**
@@ -120,12 +154,9 @@ async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, c
     if (!resolved) throw new ApiError('validation_failed', 'X-Tenant-Id does not name an existing tenant node', { errors: [{ field: 'X-Tenant-Id', message: 'unknown tenant node' }] });
     scope = resolved;
   }
-  return Object.freeze({
-    actorType: 'client',
-    actorId: client.clientId,
-    capabilities: granted,
-    home,
-    scope,
-    unrestricted: false,
-  });
+  return clientPrincipal(client, granted, home, scope);
+}
+
+function clientPrincipal(client: ClientState, granted: ReadonlySet<string>, home: TenantScope, scope: TenantScope): Principal {
+  return Object.freeze({ actorType: 'client', actorId: client.clientId, capabilities: granted, home, scope, unrestricted: false });
 }

@@ -39,6 +39,12 @@ export class TenantDirectory {
     return scope;
   }
 
+  /** The scope of a node already resolved (the root always), without a database read; `undefined` otherwise (then {@link resolve}). */
+  cached(nodeId: string | null): TenantScope | undefined {
+    if (nodeId === null || nodeId === 'system') return systemScope;
+    return this.cache.get(nodeId);
+  }
+
   /** Drops a node (after its deletion committed). */
   forget(nodeId: string): void {
     this.generation += 1;

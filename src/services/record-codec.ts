@@ -1,6 +1,7 @@
 import type { SqlDialect } from '../db/dialect.js';
 import { storedFields } from '../db/schema.js';
-import type { ResourceDef } from '../registry/types.js';
+import { memoizeWeak } from '../lib/memoize-weak.js';
+import type { FieldType, ResourceDef } from '../registry/types.js';
 
 export type ApiRecord = Record<string, unknown>;
 
@@ -10,13 +11,20 @@ export type Row = Record<string, unknown>;
 /** Turns a row into its API form: stored fields only, values decoded for the wire. */
 export function rowToRecord(resource: ResourceDef, dialect: SqlDialect, row: Row): ApiRecord {
   const record: ApiRecord = {};
-  for (const name of storedFields(resource)) {
-    if (!(name in row)) continue;
-    const field = resource.fields[name];
-    if (field) record[name] = dialect.fromDb(field.type, row[name]);
+  const { names, types } = storedColumns(resource);
+  // Index loops: this runs for every record read, and destructuring pairs would iterate.
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (name in row) record[name] = dialect.fromDb(types[i] as FieldType, row[name]);
   }
   return record;
 }
+
+/** The stored fields and their types, worked out once per resource (read on every record). */
+const storedColumns: (resource: ResourceDef) => { readonly names: readonly string[]; readonly types: readonly FieldType[] } = memoizeWeak((resource) => {
+  const names = storedFields(resource).filter((name) => resource.fields[name] !== undefined);
+  return Object.freeze({ names: Object.freeze(names), types: Object.freeze(names.map((name) => resource.fields[name]?.type ?? 'string')) });
+});
 
 /** Encodes API values for storage. */
 export function recordToRow(resource: ResourceDef, dialect: SqlDialect, values: Readonly<Record<string, unknown>>): Row {

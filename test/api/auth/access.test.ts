@@ -73,6 +73,15 @@ describe.each(dialects)('access tokens at protected routes on %s', (dialect) => 
     }
   });
 
+  it('treats a known token the same in every spelling of the header the syntax allows, and refuses the rest', async () => {
+    const known = await h.token(client);
+    const send = (authorization: string) => h.app.server.inject({ method: 'GET', url: '/v1/products', headers: { authorization } });
+    for (const header of [`Bearer ${known}`, `bearer ${known}`, `BEARER  ${known}`]) expect((await send(header)).statusCode).toBe(200);
+    for (const header of [`Bearer ${known} `, `Bearer ${known},x`, `Bearer\t${known}`, ` Bearer ${known}`]) {
+      expectAuthProblem(await send(header), 401, 'invalid_token', invalidToken);
+    }
+  });
+
   it('answers a missing capability with 403 and error="insufficient_scope"', async () => {
     const res = await h.request({ method: 'POST', url: '/v1/products', token, body: {} });
     expectAuthProblem(res, 403, 'insufficient_scope', /^Bearer realm="booking-api", error="insufficient_scope", scope="products:create"$/);
