@@ -65,7 +65,9 @@ export class ScopedQueries {
 
   /** A live record in reach, every column; optionally locked for the rest of the transaction. */
   async find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
-    const compiled = this.compiledFind(resource, options.lock);
+    // Compiled finds are shared by every principal of a scope; a guest's carries its own
+    // owner filter, so it is built per call and never enters (or reads) that cache.
+    const compiled = this.principal.ownRecordsOf === undefined ? this.compiledFind(resource, options.lock) : null;
     if (!compiled) return (await this.findQuery(resource, id, options.lock).executeTakeFirst()) as Row | undefined;
     const parameters = compiled.parameters.slice();
     parameters[compiled.idAt] = id;
@@ -81,7 +83,8 @@ export class ScopedQueries {
   }
 
   /**
-   * The scoped find, compiled once per scope, resource and lock mode: reads by id are the
+   * The scoped find, compiled once per scope, resource and lock mode (for principals
+   * without an owner filter): reads by id are the
    * most frequent query, and building and compiling the same Kysely query for each costs
    * more than SQLite takes to answer it. The SQL is the scoped builder's own output (tenant
    * and soft-delete filters included); only the id changes between calls. `null` (build

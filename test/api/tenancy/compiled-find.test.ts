@@ -101,4 +101,22 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     expect((await h.request({ method: 'GET', url: `/v1/products/${id.a}`, token })).statusCode).toBe(404);
     expect((await h.request({ method: 'GET', url: `/v1/products/${id.b}`, token })).json()._id).toBe(id.b);
   });
+
+  it('a guest of the same scope neither uses nor leaves behind the scope\'s compiled find (its owner filter stays its own)', async () => {
+    const users = getResource('users');
+    const token = await h.bearer(node.a, [...crud('users'), 'users:write:email']);
+    const [u1, u2] = await Promise.all(['one', 'two'].map(async (name) => {
+      const created = await h.request({ method: 'POST', url: '/v1/users', token, body: { email: `${name}@compiled.test` } });
+      expect(created.statusCode, created.body).toBe(201);
+      return String(created.json()._id);
+    }));
+    const guest: Principal = Object.freeze({ ...principal.a, actorType: 'user', actorId: String(u2), ownRecordsOf: String(u2) });
+    const findUser = (who: Principal, recordId: string) => new ScopedQueries(h.database.db, h.database.dialect, who).find(users, recordId);
+    for (let round = 0; round < 2; round++) {
+      expect((await findUser(principal.a, String(u1)))?._id).toBe(u1);
+      expect(await findUser(guest, String(u1))).toBeUndefined();
+      expect((await findUser(guest, String(u2)))?._id).toBe(u2);
+      expect((await findUser(principal.a, String(u1)))?._id).toBe(u1);
+    }
+  });
 });
