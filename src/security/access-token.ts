@@ -103,9 +103,10 @@ export interface AccessTokenVerifierOptions {
  * Verifies access tokens of one issuer/audience. Verified claims are cached until `exp`.
  * A token whose signature check failed is remembered by its SHA-256 for a short time, so
  * repeating it costs a hash and a map lookup instead of a P-521 verification; memory is
- * bounded by entry count (about 100 bytes each). Before any signature check, the header
- * and claims are decoded strictly and checked (`alg`, `typ`, known `kid`, `iss`, `aud`,
- * `exp`, claim shapes), so a token that could not pass costs no crypto either; `jose`
+ * bounded by entry count (about 0.4 KB each: the digest and the claims, whose long strings
+ * are shared with the directories). Before any signature check, the header and claims
+ * are decoded strictly and checked (`alg`, `typ`, known `kid`, `iss`, `aud`, `exp`,
+ * claim shapes), so a token that could not pass costs no crypto either; `jose`
  * then verifies the signature and every claim again.
  */
 export class AccessTokenVerifier {

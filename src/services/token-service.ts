@@ -117,7 +117,9 @@ export class TokenService {
 
     const { token, claims } = await issueAccessToken(
       this.options.keys,
-      { issuer: this.options.issuer, audience: this.options.issuer, subject: clientId, clientId, scope, tenantId: client.tenantId, level: client.level, ...(dpop ? { jkt: dpop.jkt } : {}) },
+      // The directory's strings, not the form's: claims stay cached until `exp`, and a
+      // substring of the request body would keep the whole body (the assertion) alive.
+      { issuer: this.options.issuer, audience: this.options.issuer, subject: client.clientId, clientId: client.clientId, scope, tenantId: client.tenantId, level: client.level, ...(dpop ? { jkt: dpop.jkt } : {}) },
       now,
       this.options.lifetimeSeconds,
     );
@@ -150,6 +152,19 @@ function required(fields: ReadonlyMap<string, string>, name: string): string {
   return value;
 }
 
+// One string per client's capability list (the directory's array), shared by every token
+// that asks for no narrower scope: cached claims hold it until `exp`.
+const fullScopes = new WeakMap<readonly string[], string>();
+
+function fullScope(assigned: readonly string[]): string {
+  let scope = fullScopes.get(assigned);
+  if (scope === undefined) {
+    scope = assigned.join(' ');
+    fullScopes.set(assigned, scope);
+  }
+  return scope;
+}
+
 /**
  * Requested ∩ assigned. An omitted scope grants everything assigned; an unknown name or an
  * empty intersection is `invalid_scope`.
@@ -157,7 +172,7 @@ function required(fields: ReadonlyMap<string, string>, name: string): string {
 export function grantScope(requested: string | undefined, assigned: readonly string[]): string {
   if (requested === undefined) {
     if (assigned.length === 0) throw new OAuthError('invalid_scope', 'client has no capabilities');
-    return assigned.join(' ');
+    return fullScope(assigned);
   }
   const names = requested.split(' ').filter(Boolean);
   const unknown = names.filter((n) => !isCapability(n));
