@@ -1,16 +1,14 @@
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionKey, actions } from '../../../src/actions/index.js';
 import type { ActionDef } from '../../../src/actions/index.js';
-import { getResource } from '../../../src/registry/index.js';
 import type { ResourceName } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
-import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import { startSmtp } from '../../support/mail-and-sms.js';
 import { expectProblem } from '../../support/problem.js';
 import { minimalBody, productBody } from '../../support/resource-bodies.js';
+import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
 
 /** CONTRACT.md part 2: the administrative actions that need `totp` in a user token's `amr`. */
 const administrative = [
@@ -43,20 +41,10 @@ describe.each(dialects)('step-up on each administrative action on %s', (dialect)
     smtp = await startSmtp();
     h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url } });
     tenant = await h.tenant('Step-up', 'parent_tenant');
-    const scope = { nodeId: tenant, level: 'parent_tenant' as const, path: `/${tenant}/` };
-    await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: 'root@step-up.test', role: 'admin' });
-    const started = await h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel: 'email', destination: 'root@step-up.test' } });
-    await waitFor(smtp.messages, 1);
-    const verified = await h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages[0]) } });
-    expect(verified.statusCode, verified.body).toBe(200);
-    otpOnly = verified.json().access_token as string;
-    const enrolled = await h.request({ method: 'POST', url: '/v1/auth/totp/enroll', token: otpOnly });
-    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
-    expect((await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token: otpOnly, body: { code: totp.generate({ timestamp: now() }) } })).statusCode).toBe(204);
-    offset += 30_000;
-    const up = await h.request({ method: 'POST', url: '/v1/auth/totp/step-up', token: otpOnly, body: { code: totp.generate({ timestamp: now() }) } });
-    expect(up.statusCode, up.body).toBe(200);
-    stepped = up.json().access_token as string;
+    await createUserIn(h, tenant, 'parent_tenant', { email: 'root@step-up.test', role: 'admin' });
+    const clock = { now, advance: (ms: number) => (offset += ms) };
+    otpOnly = await signInByEmail(h, smtp, tenant, 'root@step-up.test', clock);
+    stepped = await signInByEmail(h, smtp, tenant, 'root@step-up.test', { ...clock, totp: true });
   });
   afterAll(async () => {
     await h.close();

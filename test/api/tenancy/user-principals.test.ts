@@ -1,13 +1,12 @@
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource, resources } from '../../../src/registry/index.js';
 import type { ResourceName } from '../../../src/registry/index.js';
 import { roleReach } from '../../../src/registry/roles.js';
-import { asSystem } from '../../../src/security/principal.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
-import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import { startSmtp } from '../../support/mail-and-sms.js';
+import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
 import { minimalBody, patchBody, productBody, timeRange } from '../../support/resource-bodies.js';
 
 const writable = resources.filter((r) => r.name !== 'audit-logs').map((r) => r.name);
@@ -37,23 +36,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
   const ids = (body: { items: { _id: string }[] }) => body.items.map((item) => item._id);
 
   /** A user token by e-mail one-time password; for an admin with TOTP added (step-up), so it holds every capability. */
-  async function signIn(tenant: string, email: string, withTotp: boolean): Promise<string> {
-    offset += 61_000;
-    const before = smtp.messages.length;
-    const started = await h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel: 'email', destination: email } });
-    await waitFor(smtp.messages, before + 1);
-    const verified = await h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages[before]) } });
-    if (verified.statusCode !== 200) throw new Error(`sign-in failed: ${verified.body}`);
-    const otpToken = verified.json().access_token as string;
-    if (!withTotp) return otpToken;
-    const enrolled = await h.request({ method: 'POST', url: '/v1/auth/totp/enroll', token: otpToken });
-    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
-    expect((await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token: otpToken, body: { code: totp.generate({ timestamp: now() }) } })).statusCode).toBe(204);
-    offset += 30_000;
-    const stepped = await h.request({ method: 'POST', url: '/v1/auth/totp/step-up', token: otpToken, body: { code: totp.generate({ timestamp: now() }) } });
-    if (stepped.statusCode !== 200) throw new Error(`step-up failed: ${stepped.body}`);
-    return stepped.json().access_token as string;
-  }
+  const signIn = (tenant: string, email: string, withTotp: boolean) => signInByEmail(h, smtp, tenant, email, { totp: withTotp, now, advance: (ms) => (offset += ms) });
 
   beforeAll(async () => {
     smtp = await startSmtp();
@@ -62,9 +45,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
     node.b = await h.tenant('B', 'parent_tenant');
     const people = { adminA: ['a', 'admin'], adminB: ['b', 'admin'], staffA: ['a', 'staff'], guest1: ['a', 'guest'], guest2: ['a', 'guest'] } as const;
     for (const [name, [tenant, role]] of Object.entries(people)) {
-      const scope = { nodeId: node[tenant], level: 'parent_tenant' as const, path: `/${node[tenant]}/` };
-      const created = await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: `${name.toLowerCase()}@users.test`, role });
-      userId[name] = String(created.record._id);
+      userId[name] = await createUserIn(h, node[tenant], 'parent_tenant', { email: `${name.toLowerCase()}@users.test`, role });
       token[name] = await signIn(node[tenant], `${name.toLowerCase()}@users.test`, role === 'admin');
     }
 
