@@ -77,6 +77,19 @@ export class ScopedQueries {
     return rows[0];
   }
 
+  /**
+   * {@link find} (no lock) answered at once, or {@link notNow} when it would have to wait
+   * (no compiled find for this principal, or the database cannot read right now): lets a
+   * read by id skip every promise when SQLite is idle.
+   */
+  findNow(resource: ResourceDef, id: string): Row | undefined | typeof notNow {
+    const compiled = this.principal.ownRecordsOf === undefined ? this.compiledFind(resource, undefined) : null;
+    if (!compiled) return notNow;
+    const parameters = compiled.parameters.slice();
+    parameters[compiled.idAt] = id;
+    return readFirstNow(this.db, compiled.sql, parameters);
+  }
+
   private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
     const query = this.scoped(resource).selectAll().where('_id', '=', id as string);
     return lock ? withRowLock(query, this.dialect, lock) : query;
