@@ -47,7 +47,7 @@ export interface ActionInput {
   /** The request path and query as received (pagination links keep the caller's parameters). */
   readonly url: string;
   /** The body's exact text (signature checks), request headers and source address (after TRUST_PROXY); HTTP only. */
-  readonly rawBody?: string;
+  readonly rawBody?: string | undefined;
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
   readonly ip?: string;
 }

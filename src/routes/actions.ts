@@ -17,7 +17,8 @@ function actionInput(request: FastifyRequest, isPublic: boolean): ActionInput {
     body: request.body,
     ifMatch: Array.isArray(ifMatch) ? ifMatch.join(', ') : ifMatch,
     url: request.url,
-    ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }),
+    // Always present (undefined without a raw body): one object shape for every request.
+    rawBody: request.rawBody,
     headers: request.headers,
     ip: request.ip,
   };
