@@ -66,8 +66,6 @@ export class ResourceService {
   }
 
   async read(context: RequestContext, resource: ResourceDef, id: string): Promise<Versioned> {
-    const now = this.readNow(context, resource, id);
-    if (now !== notNow) return now;
     const row = await this.queries(context.principal).find(resource, id);
     if (!row) throw notFound(resource.name);
     // Without an expand hook, presenting a record needs no await (reads by id are hot).
@@ -77,8 +75,8 @@ export class ResourceService {
 
   /**
    * {@link read} answered without a promise, or {@link notNow} when it must wait (an
-   * expand hook, or a database that cannot read right now): the same query, 404 and
-   * presentation, for the hottest request of the API.
+   * expand hook, or a database that cannot read right now; then call {@link read}): the
+   * same query, 404 and presentation, for the hottest request of the API.
    */
   readNow(context: RequestContext, resource: ResourceDef, id: string): Versioned | typeof notNow {
     if (this.hooks[resource.name]?.expand) return notNow;
