@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { notNow } from '../db/direct-read.js';
 import type { Operation } from '../derive/openapi/types.js';
 import type { RateLimitGroup } from '../edge/rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
@@ -46,7 +47,7 @@ export interface ActionInput {
   /** The request path and query as received (pagination links keep the caller's parameters). */
   readonly url: string;
   /** The body's exact text (signature checks), request headers and source address (after TRUST_PROXY); HTTP only. */
-  readonly rawBody?: string;
+  readonly rawBody?: string | undefined;
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
   readonly ip?: string;
 }
@@ -89,6 +90,11 @@ export interface ActionDef {
   readonly schemas: ActionSchemas;
   /** What it does: one unit of work for writes (see `src/data/unit-of-work.ts`). */
   run(input: ActionInput, services: ActionServices): Promise<ActionResult>;
+  /**
+   * Optionally, the same action answered without a promise, or {@link notNow} when it has
+   * to wait (then `run` runs): for hot reads, where the promise hops cost more than the work.
+   */
+  runNow?(input: ActionInput, services: ActionServices): ActionResult | typeof notNow;
 }
 
 /** The `<resource>.<name>` key of an action (CLI and logs). */

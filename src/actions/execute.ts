@@ -1,3 +1,4 @@
+import { notNow } from '../db/direct-read.js';
 import { ApiError } from '../http/errors.js';
 import { hasCapability } from '../security/principal.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
@@ -10,6 +11,21 @@ import type { ActionDef, ActionInput, ActionResult, ActionServices } from './act
 export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices): Promise<ActionResult> {
   if (action.authentication === 'client' && !hasCapability(input.context.principal, action.capability)) {
     throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`);
+  }
+  return action.run(input, services);
+}
+
+/**
+ * {@link executeAction} with the same capability check, answered without a promise when the
+ * action can (`runNow`), otherwise its promise: the HTTP handler sends either.
+ */
+export function executeActionNow(action: ActionDef, input: ActionInput, services: ActionServices): ActionResult | Promise<ActionResult> {
+  if (action.authentication === 'client' && !hasCapability(input.context.principal, action.capability)) {
+    throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`);
+  }
+  if (action.runNow) {
+    const now = action.runNow(input, services);
+    if (now !== notNow) return now;
   }
   return action.run(input, services);
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { notNow } from '../db/direct-read.js';
 import { storedFields } from '../db/schema.js';
 import { readFieldCapability } from '../derive/field-access.js';
 import { resourceOperation } from '../derive/openapi/resource-operations.js';
@@ -41,8 +42,9 @@ function responseSchemas(resource: ResourceDef, op: Operation): ActionDef['schem
 const administrative: ReadonlySet<string> = new Set(['api-clients', 'tenants', 'webhooks', 'legal-holds', 'retention-policies', 'users']);
 
 /** The declaration fields every collection operation shares. */
-function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run']): ActionDef {
+function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run'], runNow?: ActionDef['runNow']): ActionDef {
   return {
+    ...(runNow ? { runNow } : {}),
     resource: resource.name,
     name: op,
     method,
@@ -82,6 +84,9 @@ export function resourceActions(resource: ResourceDef): ActionDef[] {
     read: () => declare(resource, 'read', 'GET', item, async (input, { resources }) => {
       const { record, etag } = await resources.read(input.context, resource, idOf(input, resource));
       return { status: 200, headers: { etag }, body: record };
+    }, (input, { resources }) => {
+      const now = resources.readNow(input.context, resource, idOf(input, resource));
+      return now === notNow ? notNow : { status: 200, headers: { etag: now.etag }, body: now.record };
     }),
     update: () => declare(resource, 'update', 'PATCH', item, async (input, { resources }) => {
       const { record, etag } = await resources.update(input.context, resource, idOf(input, resource), input.ifMatch, input.body);

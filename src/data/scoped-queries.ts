@@ -24,8 +24,11 @@ interface CompiledFind {
   readonly idAt: number;
 }
 
-/** Compiled finds by scope object, then by dialect, table and lock mode. */
-const compiledFinds = new WeakMap<TenantScope, Map<string, CompiledFind | null>>();
+/** Per lock mode (`none` for a plain read); `null`: this find cannot be compiled. */
+type CompiledByLock = { none?: CompiledFind | null; update?: CompiledFind | null; share?: CompiledFind | null };
+
+/** Compiled finds by scope object, then dialect, resource and lock mode: object keys, so the hot lookup builds no string. */
+const compiledFinds = new WeakMap<TenantScope, WeakMap<SqlDialect, WeakMap<ResourceDef, CompiledByLock>>>();
 
 /** Stands in for the record id while a find is compiled; no caller can pass this object. */
 const idMarker: unknown = Object.freeze({ marker: 'record id' });
@@ -77,6 +80,19 @@ export class ScopedQueries {
     return rows[0];
   }
 
+  /**
+   * {@link find} (no lock) answered at once, or {@link notNow} when it would have to wait
+   * (no compiled find for this principal, or the database cannot read right now): lets a
+   * read by id skip every promise when SQLite is idle.
+   */
+  findNow(resource: ResourceDef, id: string): Row | undefined | typeof notNow {
+    const compiled = this.principal.ownRecordsOf === undefined ? this.compiledFind(resource, undefined) : null;
+    if (!compiled) return notNow;
+    const parameters = compiled.parameters.slice();
+    parameters[compiled.idAt] = id;
+    return readFirstNow(this.db, compiled.sql, parameters);
+  }
+
   private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
     const query = this.scoped(resource).selectAll().where('_id', '=', id as string);
     return lock ? withRowLock(query, this.dialect, lock) : query;
@@ -92,18 +108,28 @@ export class ScopedQueries {
    */
   private compiledFind(resource: ResourceDef, lock: 'update' | 'share' | undefined): CompiledFind | null {
     const { scope } = this.principal;
-    let byQuery = compiledFinds.get(scope);
-    if (!byQuery) {
-      byQuery = new Map();
-      compiledFinds.set(scope, byQuery);
+    let byDialect = compiledFinds.get(scope);
+    if (!byDialect) {
+      byDialect = new WeakMap();
+      compiledFinds.set(scope, byDialect);
     }
-    const key = `${this.dialect.name} ${resource.table} ${lock ?? ''}`;
-    let compiled = byQuery.get(key);
+    let byResource = byDialect.get(this.dialect);
+    if (!byResource) {
+      byResource = new WeakMap();
+      byDialect.set(this.dialect, byResource);
+    }
+    let byLock = byResource.get(resource);
+    if (!byLock) {
+      byLock = {};
+      byResource.set(resource, byLock);
+    }
+    const mode = lock ?? 'none';
+    let compiled = byLock[mode];
     if (compiled === undefined) {
       const { query, sql, parameters } = this.findQuery(resource, idMarker, lock).compile();
       const idAt = parameters.indexOf(idMarker);
       compiled = idAt >= 0 && parameters.lastIndexOf(idMarker) === idAt ? { query, sql, parameters, idAt } : null;
-      byQuery.set(key, compiled);
+      byLock[mode] = compiled;
     }
     return compiled;
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { executeAction } from '../actions/execute.js';
+import { executeAction, executeActionNow } from '../actions/execute.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
@@ -17,7 +17,8 @@ function actionInput(request: FastifyRequest, isPublic: boolean): ActionInput {
     body: request.body,
     ifMatch: Array.isArray(ifMatch) ? ifMatch.join(', ') : ifMatch,
     url: request.url,
-    ...(request.rawBody === undefined ? {} : { rawBody: request.rawBody }),
+    // Always present (undefined without a raw body): one object shape for every request.
+    rawBody: request.rawBody,
     headers: request.headers,
     ip: request.ip,
   };
@@ -67,10 +68,16 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
       stepUp: action.stepUp,
     },
     ...(action.schemas.response ? { schema: { response: action.schemas.response } } : {}),
-    handler: async (request, reply) => {
+    // Not async: an action answered at once (`runNow`, a read by id on an idle SQLite) is
+    // sent in this call, without the promise hops; a thrown refusal reaches Fastify's error
+    // handler as a rejection would.
+    handler: (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (idempotent && key !== undefined) return runIdempotent(action, request, reply, services, keys, String(key));
-      return send(reply, await executeAction(action, actionInput(request, isPublic), services));
+      const result = executeActionNow(action, actionInput(request, isPublic), services);
+      if (result instanceof Promise) return result.then((answer) => send(reply, answer));
+      send(reply, result);
+      return undefined;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScopedQueries } from '../../../src/data/scoped-queries.js';
 import { newId } from '../../../src/data/unit-of-work.js';
+import { notNow } from '../../../src/db/direct-read.js';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/security/principal.js';
 import type { Principal } from '../../../src/security/principal.js';
@@ -93,6 +94,34 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     expect(await during).toBeUndefined();
     expect(await find(principal.a, recordId)).toBeUndefined();
     expect((await find(principal.a, id.a))?._id).toBe(id.a);
+  });
+
+  it('findNow answers at once only where it may: the same filters on an idle SQLite connection, notNow on PostgreSQL, for a guest and while a transaction holds the connection', async () => {
+    const now = (who: Principal, recordId: string) => new ScopedQueries(h.database.db, h.database.dialect, who).findNow(products, recordId);
+    if (h.database.dialect.name === 'sqlite') {
+      const own = now(principal.a, id.a);
+      expect(own !== notNow && own?._id).toBe(id.a);
+      expect(now(principal.b, id.a)).toBeUndefined();
+      expect(now(principal.a, id.deleted)).toBeUndefined();
+    } else {
+      expect(now(principal.a, id.a)).toBe(notNow);
+    }
+    const guest: Principal = Object.freeze({ ...principal.a, actorType: 'user', actorId: 'guest', ownRecordsOf: 'guest' });
+    expect(now(guest, id.a)).toBe(notNow);
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const work = h.app.resources.work({ principal: principal.a, clientIp: null, requestId: null }, async (unit) => {
+      await unit.find(products, id.a);
+      entered();
+      await gate;
+    });
+    await inside;
+    expect(now(principal.a, id.a)).toBe(notNow);
+    release();
+    await work;
+    if (h.database.dialect.name === 'sqlite') expect(now(principal.a, id.a)).not.toBe(notNow);
   });
 
   it('over HTTP: a tenant reading its own record first still gets 404 for another tenant\'s id', async () => {
