@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import start from '../src/start.cjs';
@@ -21,8 +21,14 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/** The node flags of `npm start` (package.json), so the benchmark runs the service as shipped. */
+function startFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return (scripts.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /**
- * The built `dist/src/start.cjs` (what `npm start` runs) when it is newer than every file
+ * The built `dist/src/start.cjs` (what `npm start` runs, with its node flags) when it is newer than every file
  * under src/, else the sources through tsx: a stale build would measure code that is no
  * longer there. tsx starts libuv's pool before `start.cts` could size it, so that path
  * gets the size `start.cts` would choose through the environment.
@@ -31,10 +37,10 @@ export function serviceEntry(profileDir: string | null): ServiceEntry {
   const profile = profileDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)];
   const built = join(repoRoot, 'dist/src/start.cjs');
   try {
-    if (statSync(built).mtimeMs >= newestMtime(join(repoRoot, 'src'))) return { script: built, execArgv: profile, env: {}, label: 'dist/src/start.cjs' };
+    if (statSync(built).mtimeMs >= newestMtime(join(repoRoot, 'src'))) return { script: built, execArgv: [...startFlags(), ...profile], env: {}, label: `node ${[...startFlags(), 'dist/src/start.cjs'].join(' ')}` };
   } catch {
     // not built
   }
   const env = { UV_THREADPOOL_SIZE: start.threadPoolSize(process.env.UV_THREADPOOL_SIZE, availableParallelism()) };
-  return { script: join(repoRoot, 'src/main.ts'), execArgv: ['--import', 'tsx', ...profile], env, label: 'src/main.ts (tsx)' };
+  return { script: join(repoRoot, 'src/main.ts'), execArgv: [...startFlags(), '--import', 'tsx', ...profile], env, label: 'src/main.ts (tsx)' };
 }
