@@ -30,6 +30,13 @@ type CompiledByLock = { none?: CompiledFind | null; update?: CompiledFind | null
 /** Compiled finds by scope object, then dialect, resource and lock mode: object keys, so the hot lookup builds no string. */
 const compiledFinds = new WeakMap<TenantScope, WeakMap<SqlDialect, WeakMap<ResourceDef, CompiledByLock>>>();
 
+/** The parameters of a compiled find with `id` in its hole. */
+function withId(compiled: CompiledFind, id: string): unknown[] {
+  const parameters = compiled.parameters.slice();
+  parameters[compiled.idAt] = id;
+  return parameters;
+}
+
 /** Stands in for the record id while a find is compiled; no caller can pass this object. */
 const idMarker: unknown = Object.freeze({ marker: 'record id' });
 
@@ -68,12 +75,9 @@ export class ScopedQueries {
 
   /** A live record in reach, every column; optionally locked for the rest of the transaction. */
   async find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
-    // Compiled finds are shared by every principal of a scope; a guest's carries its own
-    // owner filter, so it is built per call and never enters (or reads) that cache.
-    const compiled = this.principal.ownRecordsOf === undefined ? this.compiledFind(resource, options.lock) : null;
+    const compiled = this.compiledFind(resource, options.lock);
     if (!compiled) return (await this.findQuery(resource, id, options.lock).executeTakeFirst()) as Row | undefined;
-    const parameters = compiled.parameters.slice();
-    parameters[compiled.idAt] = id;
+    const parameters = withId(compiled, id);
     const now = readFirstNow(this.db, compiled.sql, parameters);
     if (now !== notNow) return now;
     const { rows } = await this.db.executeQuery<Row>({ query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters });
@@ -86,11 +90,8 @@ export class ScopedQueries {
    * read by id skip every promise when SQLite is idle.
    */
   findNow(resource: ResourceDef, id: string): Row | undefined | typeof notNow {
-    const compiled = this.principal.ownRecordsOf === undefined ? this.compiledFind(resource, undefined) : null;
-    if (!compiled) return notNow;
-    const parameters = compiled.parameters.slice();
-    parameters[compiled.idAt] = id;
-    return readFirstNow(this.db, compiled.sql, parameters);
+    const compiled = this.compiledFind(resource, undefined);
+    return compiled ? readFirstNow(this.db, compiled.sql, withId(compiled, id)) : notNow;
   }
 
   private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
@@ -100,13 +101,15 @@ export class ScopedQueries {
 
   /**
    * The scoped find, compiled once per scope, resource and lock mode (for principals
-   * without an owner filter): reads by id are the
-   * most frequent query, and building and compiling the same Kysely query for each costs
-   * more than SQLite takes to answer it. The SQL is the scoped builder's own output (tenant
+   * without an owner filter): reads by id are the most frequent query, and building and
+   * compiling the same Kysely query for each costs more than SQLite takes to answer it. The SQL is the scoped builder's own output (tenant
    * and soft-delete filters included); only the id changes between calls. `null` (build
    * per call) if the id does not appear exactly once among the parameters.
    */
   private compiledFind(resource: ResourceDef, lock: 'update' | 'share' | undefined): CompiledFind | null {
+    // Compiled finds are shared by every principal of a scope; a guest's carries its own
+    // owner filter, so it is built per call and never enters (or reads) that cache.
+    if (this.principal.ownRecordsOf !== undefined) return null;
     const { scope } = this.principal;
     let byDialect = compiledFinds.get(scope);
     if (!byDialect) {

@@ -55,8 +55,6 @@ export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {}
 
   async authenticate(request: FastifyRequest): Promise<Authenticated> {
-    const known = this.knownBearer(request);
-    if (known) return known;
     try {
       return await this.#authenticate(request);
     } catch (error) {
@@ -69,7 +67,8 @@ export class Authenticator {
   /**
    * The common case, without parsing the header: `Bearer <token>` with a token this
    * instance verified before (its syntax was checked then) that is not DPoP-bound. Any
-   * other header, however close, takes the full path below with its exact answers.
+   * other header, however close, takes {@link authenticate} with its exact answers. The
+   * security pipeline asks this first, once per request.
    */
   knownBearer(request: FastifyRequest): Authenticated | undefined {
     const header = request.headers.authorization;

@@ -42,13 +42,15 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
       done();
       return;
     }
-    const known = knownClientPrincipal(deps, request, config);
+    // A Bearer token this instance verified before, looked up once for both paths.
+    const auth = deps.authenticator.knownBearer(request);
+    const known = auth && knownClientPrincipal(deps, request, config, auth);
     if (known) {
       request.principal = known;
       done();
       return;
     }
-    secure(deps, request, config).then(() => done(), done);
+    secure(deps, request, config, auth).then(() => done(), done);
   });
 }
 
@@ -59,11 +61,10 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
  * is the same as in {@link secure}; whenever one of them cannot pass from memory this
  * returns `undefined` and {@link secure} decides (and refuses, audits or loads) as always.
  */
-function knownClientPrincipal(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig): Principal | undefined {
+function knownClientPrincipal(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig, auth: Authenticated): Principal | undefined {
   const capability = config.capability;
   if (typeof capability !== 'string' || request.headers['x-tenant-id'] !== undefined) return undefined;
-  const auth = deps.authenticator.knownBearer(request);
-  if (!auth || auth.claims.actor_type === 'user') return undefined;
+  if (auth.claims.actor_type === 'user') return undefined;
   const client = deps.clients.cachedActive(auth.claims.client_id);
   if (!client || !client.allowlist.allows(request.ip)) return undefined;
   const granted = grantedCapabilities(auth.claims);
@@ -73,10 +74,10 @@ function knownClientPrincipal(deps: SecurityDeps, request: FastifyRequest, confi
 }
 
 /** The one place access is decided, in this fixed order: authenticate → IP allowlist → capability → tenant scope. */
-async function secure(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig): Promise<void> {
+async function secure(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig, known: Authenticated | undefined): Promise<void> {
   const capability = config.capability;
   if (typeof capability !== 'string' && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
-  const auth = await deps.authenticator.authenticate(request);
+  const auth = known ?? (await deps.authenticator.authenticate(request));
   if (auth.claims.actor_type === 'user') {
     request.principal = await userPrincipal(deps, auth, request);
     return;
