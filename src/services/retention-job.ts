@@ -11,7 +11,8 @@ import type { RetentionDays } from './audit-retention.js';
 /**
  * Runs the audit retention purge, then the retention policies (`retention-policies`), and
  * drops idempotency keys past their 24 h window and received webhook event ids past their
- * 30 days, every `intervalMinutes` (and once shortly after start). A run never overlaps the previous one, and across instances sharing the
+ * 30 days, every `intervalMinutes` (and once shortly after start). A run never overlaps
+ * the previous one, and across instances sharing the
  * database only the holder of the interval's lease runs; failures are logged and retried
  * next time.
  * Returns a stop function for graceful shutdown.

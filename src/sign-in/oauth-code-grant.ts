@@ -1,12 +1,8 @@
 import * as oidc from 'openid-client';
 import { ApiError } from '../http/errors.js';
 import { isTransportFailure } from './oauth-providers.js';
+import { invalidGrant } from './otp-service.js';
 import { emailIsVerified } from './oauth-verified-email.js';
-
-/** The refusal of a login step: 400 `invalid_grant`, like a wrong one-time code; `privateReason` goes to the security event and logs only. */
-export function invalidGrant(detail: string, privateReason?: string): ApiError {
-  return new ApiError('invalid_grant', detail, { extensions: { error: 'invalid_grant' }, ...(privateReason ? { privateReason } : {}) });
-}
 
 /**
  * Redeems the provider's code (PKCE verifier, state, nonce and ID token checked by

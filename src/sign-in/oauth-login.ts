@@ -12,8 +12,9 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import { userEvent } from '../services/security-events.js';
-import { objectBody } from './otp-service.js';
-import { invalidGrant, verifiedEmail } from './oauth-code-grant.js';
+import { invalidGrant, objectBody } from './otp-service.js';
+import { verifiedEmail } from './oauth-code-grant.js';
+import { unknownProvider } from './oauth-providers.js';
 import type { OAuthProviders } from './oauth-providers.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -164,10 +165,6 @@ export class OAuthLogin {
       throw error;
     }
   }
-}
-
-function unknownProvider(id: string): ApiError {
-  return new ApiError('not_found', `No OAuth provider "${id.slice(0, 40)}" is configured (OAUTH_PROVIDERS)`);
 }
 
 /** One query parameter given once (a repeated one counts as absent). */

@@ -33,7 +33,7 @@ export class OAuthProviders {
   /** The provider with its metadata; 404 for an unknown id, 503 when its discovery fails. */
   async get(id: string): Promise<OAuthProvider> {
     const settings = this.byId.get(id);
-    if (!settings) throw new ApiError('not_found', `No OAuth provider "${id.slice(0, 40)}" is configured (OAUTH_PROVIDERS)`);
+    if (!settings) throw unknownProvider(id);
     let pending = this.discovered.get(id);
     if (!pending) {
       pending = discover(settings);
@@ -46,6 +46,11 @@ export class OAuthProviders {
       throw new ApiError('service_unavailable', `The OAuth provider "${id}" cannot be reached; try again later`, { cause: error, privateReason: `discovery of ${settings.issuer} failed: ${(error as Error).message}` });
     }
   }
+}
+
+/** The 404 for a provider id that is not in `OAUTH_PROVIDERS`. */
+export function unknownProvider(id: string): ApiError {
+  return new ApiError('not_found', `No OAuth provider "${id.slice(0, 40)}" is configured (OAUTH_PROVIDERS)`);
 }
 
 function discover(settings: OAuthProviderConfig): Promise<oidc.Configuration> {

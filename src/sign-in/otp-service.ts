@@ -20,9 +20,9 @@ export const otpPolicy = { lifetimeMs: 600_000, maxAttempts: 5, resendAfterMs: 6
 const email = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const phone = /^\+[1-9][0-9]{6,14}$/;
 
-/** The refusal of a code: one answer for wrong, expired, used and unknown. */
-export function invalidGrant(detail = 'The code is wrong, expired, already used or unknown; start a new sign-in'): ApiError {
-  return new ApiError('invalid_grant', detail, { extensions: { error: 'invalid_grant' } });
+/** The refusal of a sign-in step (400 `invalid_grant`): one answer for wrong, expired, used and unknown codes; `privateReason` goes to logs and security events only. */
+export function invalidGrant(detail = 'The code is wrong, expired, already used or unknown; start a new sign-in', privateReason?: string): ApiError {
+  return new ApiError('invalid_grant', detail, { extensions: { error: 'invalid_grant' }, ...(privateReason ? { privateReason } : {}) });
 }
 
 export interface MfaRequired {
@@ -46,6 +46,14 @@ export interface OtpDeps {
 
 /** Why a code was refused, for the audit trail only (clients always see `invalid_grant`). */
 export type RefusalReason = 'wrong_code' | 'expired' | 'used' | 'unknown' | 'locked' | 'user_inactive' | 'replayed';
+
+/** Why a challenge (one-time code or mfa_token) took no try: not found, used, dead or expired. */
+export function challengeRefusal(row: { readonly used_at: unknown; readonly attempts: unknown; readonly expires_at: unknown } | undefined, now: number): RefusalReason {
+  if (!row) return 'unknown';
+  if (row.used_at !== null) return 'used';
+  if (Number(row.attempts) >= otpPolicy.maxAttempts) return 'locked';
+  return Number(row.expires_at) <= now ? 'expired' : 'unknown';
+}
 
 /**
  * Sign-in by one-time password. `start` answers the same whether or not the destination
@@ -176,7 +184,7 @@ export class OtpService {
   /** Audits a refused code whose challenge took no try: unknown, used, expired or already dead. */
   private async refusedChallenge(context: RequestContext, challengeId: string, now: number): Promise<void> {
     const row = await this.deps.database.db.selectFrom('otp_challenges').select(['user_id', 'tenant_id', 'channel', 'used_at', 'expires_at', 'attempts']).where('_id', '=', challengeId).executeTakeFirst();
-    const reason: RefusalReason = !row ? 'unknown' : row.used_at !== null ? 'used' : Number(row.attempts) >= otpPolicy.maxAttempts ? 'locked' : Number(row.expires_at) <= now ? 'expired' : 'unknown';
+    const reason = challengeRefusal(row, now);
     // An unknown id is the caller's text: it is not repeated in the trail.
     await this.record('sign_in_failed', context, row?.user_id ?? null, row?.tenant_id ?? null, { step: 'otp', reason, ...(row ? { channel: row.channel, challenge_id: challengeId } : {}) });
   }

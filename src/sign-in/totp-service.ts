@@ -10,7 +10,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import { userEvent } from '../services/security-events.js';
 import type { SecurityEvents, UserEventName } from '../services/security-events.js';
-import { invalidGrant, objectBody, otpPolicy } from './otp-service.js';
+import { challengeRefusal, invalidGrant, objectBody, otpPolicy } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -184,7 +184,7 @@ export class TotpService {
 
   /** Checks a code and claims its time step (never an earlier or the same one again). */
   private async accept(row: { secret: string; last_step: number }, user: UserState, code: string, options: { enabling: boolean }): Promise<Outcome> {
-    const totp = totpGenerator(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user.email ?? user.userId);
+    const totp = this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user);
     const step = matchingStep(totp, code, this.deps.clock.now());
     if (step === null) return 'wrong_code';
     // Compare-and-set on the last used step: of two instances given the same code at once, one wins.
@@ -215,7 +215,7 @@ export class TotpService {
   /** Audits an mfa_token refused before any try: unknown, used, expired or already dead. */
   private async refusedChallenge(context: RequestContext, tokenHash: string, now: number): Promise<void> {
     const row = await this.deps.database.db.selectFrom('mfa_challenges').select(['user_id', 'used_at', 'expires_at', 'attempts']).where('token_hash', '=', tokenHash).executeTakeFirst();
-    const reason: RefusalReason = !row ? 'unknown' : row.used_at !== null ? 'used' : Number(row.attempts) >= otpPolicy.maxAttempts ? 'locked' : Number(row.expires_at) <= now ? 'expired' : 'unknown';
+    const reason = challengeRefusal(row, now);
     const user = row ? await this.deps.users.get(row.user_id) : undefined;
     await this.events('sign_in_failed', context, { userId: row?.user_id ?? null, tenantId: user?.tenantId ?? null }, { step: 'totp', reason });
   }
