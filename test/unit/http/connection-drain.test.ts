@@ -1,8 +1,25 @@
-import { Agent, createServer, request } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectionDrain } from '../../../src/http/connection-drain.js';
+
+/** A throwaway self-signed certificate for the HTTPS runs. */
+let tls: { key: Buffer; cert: Buffer };
+let certDir: string;
+beforeAll(() => {
+  certDir = mkdtempSync(join(tmpdir(), 'drain-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
+  tls = { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) };
+});
+afterAll(() => rmSync(certDir, { recursive: true, force: true }));
+
+type Scheme = 'http' | 'https';
 
 interface Answer {
   readonly status: number;
@@ -11,13 +28,15 @@ interface Answer {
 }
 
 /** A server whose responses the test finishes: each request waits in `pending`. */
-function heldServer(): { server: Server; pending: ServerResponse[] } {
+function heldServer(scheme: Scheme): { server: Server; pending: ServerResponse[] } {
   const pending: ServerResponse[] = [];
-  const server = createServer((_request, response) => void pending.push(response));
+  const hold = (_request: IncomingMessage, response: ServerResponse) => void pending.push(response);
+  const server = scheme === 'https' ? https.createServer(tls, hold) : http.createServer(hold);
   return { server, pending };
 }
 
-function get(agent: Agent, port: number): Promise<Answer> {
+function get(agent: http.Agent, port: number): Promise<Answer> {
+  const request = agent instanceof https.Agent ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/', agent }, (res: IncomingMessage) => {
       let body = '';
@@ -33,8 +52,8 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-describe('connectionDrain', () => {
-  const agents: Agent[] = [];
+describe.each<Scheme>(['http', 'https'])('connectionDrain over %s', (scheme) => {
+  const agents: http.Agent[] = [];
   const servers: Server[] = [];
   afterEach(() => {
     for (const agent of agents.splice(0)) agent.destroy();
@@ -47,14 +66,14 @@ describe('connectionDrain', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  function keepAliveAgent(): Agent {
-    const agent = new Agent({ keepAlive: true });
+  function keepAliveAgent(): http.Agent {
+    const agent = scheme === 'https' ? new https.Agent({ keepAlive: true, rejectUnauthorized: false }) : new http.Agent({ keepAlive: true });
     agents.push(agent);
     return agent;
   }
 
   it('lets server.close() finish once in-flight keep-alive responses are sent, each marked Connection: close', async () => {
-    const { server, pending } = heldServer();
+    const { server, pending } = heldServer(scheme);
     const drain = connectionDrain(server);
     const port = await listening(server);
     const agent = keepAliveAgent();
@@ -74,7 +93,7 @@ describe('connectionDrain', () => {
   });
 
   it('closes the connection of a response that was already streaming when the drain began', async () => {
-    const { server, pending } = heldServer();
+    const { server, pending } = heldServer(scheme);
     const drain = connectionDrain(server);
     const port = await listening(server);
     const answer = get(keepAliveAgent(), port);
@@ -93,8 +112,28 @@ describe('connectionDrain', () => {
     await until(() => closed);
   });
 
+  it('marks a response Connection: close when its request arrives on a kept-alive connection after the drain began', async () => {
+    const { server, pending } = heldServer(scheme);
+    const drain = connectionDrain(server);
+    const port = await listening(server);
+    const agent = keepAliveAgent();
+    const first = get(agent, port);
+    await until(() => pending.length === 1);
+    const finished = new Promise((resolve) => (pending[0] as ServerResponse).once('finish', () => setImmediate(resolve)));
+    (pending[0] as ServerResponse).end('first');
+    expect(await first).toMatchObject({ connection: 'keep-alive' });
+    // The connection is idle now (a drain would close a busy one as its response finished).
+    await finished;
+
+    drain.drain();
+    const second = get(agent, port);
+    await until(() => pending.length === 2);
+    (pending[1] as ServerResponse).end('second');
+    expect(await second).toEqual({ status: 200, connection: 'close', body: 'second' });
+  });
+
   it('without a drain, a keep-alive connection stays open after its response', async () => {
-    const { server, pending } = heldServer();
+    const { server, pending } = heldServer(scheme);
     connectionDrain(server);
     const port = await listening(server);
     const answer = get(keepAliveAgent(), port);
