@@ -22,6 +22,8 @@ export interface BenchOptions {
   readonly rows: number;
   /** Directory for V8 CPU profiles of every service process (`--cpu-prof`), or null. */
   readonly profileDir: string | null;
+  /** Rounds of the selected scenarios, one after another; ratios are reported per round and as the median. */
+  readonly repeat: number;
 }
 
 export const usage = `Usage: npm run bench -- [options]
@@ -34,7 +36,9 @@ export const usage = `Usage: npm run bench -- [options]
   --scenario <a,b,...>  ${[...serviceScenarios, ...referenceScenarios].join(', ')} (default all)
   --workers <n>         largest worker count of the cluster scenario (default 2)
   --rows <n>            bookings in the measured tenant and audit entries to export (default 100000)
-  --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)`;
+  --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)
+  --repeat <n>          run the selected scenarios n times in rounds (default 1); the table shows each
+                        scenario's median round, the targets the median ratio and every round's ratio`;
 
 function positive(name: string, value: string | undefined, integer: boolean): number {
   const number = Number(value);
@@ -55,6 +59,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       workers: { type: 'string', default: '2' },
       rows: { type: 'string', default: '100000' },
       profile: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
     },
   });
   const database = values.database ?? (env.DATABASE_URL ? 'postgres' : 'sqlite');
@@ -78,5 +83,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     workers,
     rows: positive('rows', values.rows, true),
     profileDir: values.profile ?? null,
+    repeat: positive('repeat', values.repeat, true),
   };
 }

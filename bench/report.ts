@@ -9,9 +9,12 @@ import type { BenchOptions } from './options.js';
 
 export interface Ratio {
   readonly name: string;
+  /** The ratio, or with several rounds the median of the rounds' ratios. */
   readonly value: number | null;
   readonly target: number;
   readonly met: boolean | null;
+  /** Each round's ratio, in order (one entry without `--repeat`). */
+  readonly rounds: readonly (number | null)[];
 }
 
 export interface RunReport {
@@ -22,7 +25,10 @@ export interface RunReport {
   readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl'> & { readonly scenarios: readonly string[] };
   readonly machine: MachineInfo;
   readonly crypto: CryptoLimitReport | null;
+  /** Each scenario's median round (by req/s); the only round without `--repeat`. */
   readonly results: readonly ScenarioResult[];
+  /** Every round's results, with `--repeat`; else null. */
+  readonly rounds: readonly (readonly ScenarioResult[])[] | null;
   readonly ratios: readonly Ratio[];
   readonly clusterScaling: Readonly<Record<string, number | null>>;
 }
@@ -47,7 +53,29 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
     ['get-bearer ÷ bare-fastify', divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), 0.5],
     ['get-bearer ÷ bare-fastify-sqlite', divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify-sqlite')?.rps), 0.8],
   ];
-  return list.map(([name, value, target]) => ({ name, value, target, met: value === null ? null : value >= target }));
+  return list.map(([name, value, target]) => ({ name, value, target, met: value === null ? null : value >= target, rounds: [value] }));
+}
+
+/** The middle value (the lower of the two middles for an even count): a value one of the rounds measured. */
+function median<T>(values: readonly T[], key: (value: T) => number): T | undefined {
+  const sorted = [...values].sort((a, b) => key(a) - key(b));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** Each scenario's result from its median round by req/s, in the first round's order. */
+export function medianResults(rounds: readonly (readonly ScenarioResult[])[]): ScenarioResult[] {
+  const names = [...new Set(rounds.flatMap((round) => round.map((r) => r.scenario)))];
+  return names.flatMap((name) => median(rounds.flatMap((round) => round.filter((r) => r.scenario === name)), (r) => r.rps) ?? []);
+}
+
+/** Per target, the median of the rounds' ratios (rounds where it could not be computed are left out). */
+export function medianRatios(perRound: readonly (readonly Ratio[])[]): Ratio[] {
+  const first = perRound[0] ?? [];
+  return first.map((ratio, i) => {
+    const rounds = perRound.map((round) => round[i]?.value ?? null);
+    const value = median(rounds.filter((v): v is number => v !== null), (v) => v) ?? null;
+    return { name: ratio.name, value, target: ratio.target, met: value === null ? null : value >= ratio.target, rounds };
+  });
 }
 
 /** n workers ÷ 1 worker, per cluster workload. */
@@ -125,8 +153,12 @@ export function formatReport(report: RunReport): string {
   ];
   const targets = report.ratios.filter((r) => r.value !== null);
   if (targets.length > 0) {
-    out.push('', 'Targets:');
-    for (const r of targets) out.push(`  ${r.name.padEnd(30)} ${num(r.value, 2).padStart(6)}  (target ≥ ${r.target})  ${r.met ? 'met' : 'MISSED'}`);
+    const repeated = report.options.repeat > 1;
+    out.push('', repeated ? `Targets (median of ${report.options.repeat} rounds; the table shows each scenario's median round):` : 'Targets:');
+    for (const r of targets) {
+      const rounds = repeated ? `  rounds: ${r.rounds.map((v) => num(v, 2)).join(', ')}` : '';
+      out.push(`  ${r.name.padEnd(30)} ${num(r.value, 2).padStart(6)}  (target ≥ ${r.target})  ${r.met ? 'met' : 'MISSED'}${rounds}`);
+    }
   }
   const scaling = Object.entries(report.clusterScaling);
   if (scaling.length > 0) out.push('', `Cluster scaling (${report.options.workers} workers ÷ 1): ${scaling.map(([k, v]) => `${k} ${num(v, 2)}×`).join(', ')}`);

@@ -2,7 +2,8 @@
  * `npm run bench`: starts the real service in a child process on fresh storage, seeds it
  * with the operator CLI's services, and drives it over loopback with autocannon from this
  * process (one thread; the service never shares its event loop). Reference servers run in
- * their own processes with the same settings. Prints one table and writes
+ * their own processes with the same settings. With `--repeat n` the scenarios run in n
+ * rounds and the targets are judged on the median ratio. Prints one table and writes
  * bench/results/<date>-<database>.json. See BENCHMARKS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { parseOptions, usage } from './options.js';
 import type { BenchOptions, ScenarioName } from './options.js';
 import { createThrowawayDatabase } from './postgres-database.js';
 import type { ThrowawayDatabase } from './postgres-database.js';
-import { clusterScaling, formatReport, ratios, writeReport } from './report.js';
+import { clusterScaling, formatReport, medianRatios, medianResults, ratios, writeReport } from './report.js';
 import type { RunReport } from './report.js';
 import { auditExportScenario } from './scenarios/audit-export.js';
 import { clusterScenario } from './scenarios/cluster.js';
@@ -98,34 +99,40 @@ async function main(options: BenchOptions): Promise<number> {
       crypto = await cryptoLimit(options.connections, Math.min(3, Math.max(1, options.duration / 4)));
     }
     const ctx: BenchContext = { options, config, origin, tokenEndpoint: config.tokenEndpoint, serviceEnv: childEnv, entry, fixtures, crypto };
-    const results: ScenarioResult[] = [];
-    const attempt = async (name: string, run: () => Promise<ScenarioResult | ScenarioResult[]>) => {
-      console.error(`${name} …`);
-      try {
-        results.push(...[await run()].flat());
-      } catch (error) {
-        failures += 1;
-        console.error(`  ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const rounds: ScenarioResult[][] = [];
+    for (let round = 1; round <= options.repeat; round++) {
+      const results: ScenarioResult[] = [];
+      const attempt = async (name: string, run: () => Promise<ScenarioResult | ScenarioResult[]>) => {
+        console.error(options.repeat > 1 ? `${name} (round ${round} of ${options.repeat}) …` : `${name} …`);
+        try {
+          results.push(...[await run()].flat());
+        } catch (error) {
+          failures += 1;
+          console.error(`  ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      };
+      if (scenarios.has('bare-fastify')) await attempt('bare-fastify', () => bareFastify(ctx, workDir));
+      if (scenarios.has('bare-fastify-sqlite')) {
+        if (options.database === 'sqlite') await attempt('bare-fastify-sqlite', () => bareFastifySqlite(ctx));
+        else if (round === 1) console.error('bare-fastify-sqlite skipped: it reads the service’s SQLite file (SQLite runs only)');
       }
-    };
-    if (scenarios.has('bare-fastify')) await attempt('bare-fastify', () => bareFastify(ctx, workDir));
-    if (scenarios.has('bare-fastify-sqlite')) {
-      if (options.database === 'sqlite') await attempt('bare-fastify-sqlite', () => bareFastifySqlite(ctx));
-      else console.error('bare-fastify-sqlite skipped: it reads the service’s SQLite file (SQLite runs only)');
+      if (scenarios.has('oidc-provider')) await attempt('oidc-provider', () => oidcProvider(ctx));
+      for (const [name, run] of serviceRuns) if (scenarios.has(name)) await attempt(name, () => run(ctx));
+      rounds.push(results);
     }
-    if (scenarios.has('oidc-provider')) await attempt('oidc-provider', () => oidcProvider(ctx));
-    for (const [name, run] of serviceRuns) if (scenarios.has(name)) await attempt(name, () => run(ctx));
+    const results = medianResults(rounds);
 
     const report: RunReport = {
       date,
       database: options.database,
       service: entry.label,
       loadGenerator: 'autocannon 8 (programmatic API) on one thread of the benchmark process; every server in its own process',
-      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, scenarios: [...scenarios] },
+      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, repeat: options.repeat, scenarios: [...scenarios] },
       machine,
       crypto: crypto ?? null,
       results,
-      ratios: ratios(results, crypto ?? null),
+      rounds: options.repeat > 1 ? rounds : null,
+      ratios: medianRatios(rounds.map((round) => ratios(round, crypto ?? null))),
       clusterScaling: clusterScaling(results, options.workers),
     };
     process.stdout.write(`${formatReport(report)}\n`);

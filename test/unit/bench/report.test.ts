@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { ScenarioResult } from '../../../bench/harness.js';
+import { parseOptions } from '../../../bench/options.js';
+import { medianRatios, medianResults, ratios } from '../../../bench/report.js';
+
+const result = (scenario: string, rps: number): ScenarioResult => ({ scenario, rps, p50: 0, p99: 0, peakRssMb: null, cpuMsPerRequest: null, phase: null, extra: {} });
+const round = (getBearer: number, reference: number) => [result('bare-fastify-sqlite', reference), result('get-bearer', getBearer)];
+const readRatio = (list: ReturnType<typeof ratios>) => list.find((r) => r.name === 'get-bearer ÷ bare-fastify-sqlite');
+
+describe('benchmark rounds (--repeat)', () => {
+  const rounds = [round(30, 40), round(36, 40), round(20, 40), round(32, 40), round(38, 40)];
+
+  it('judges a target on the median of the rounds’ ratios and keeps every round’s ratio', () => {
+    const ratio = readRatio(medianRatios(rounds.map((r) => ratios(r, null))));
+    expect(ratio?.rounds).toEqual([0.75, 0.9, 0.5, 0.8, 0.95]);
+    expect(ratio?.value).toBe(0.8);
+    expect(ratio?.met).toBe(true);
+  });
+
+  it('takes the lower middle of an even number of rounds, a ratio one round measured', () => {
+    const ratio = readRatio(medianRatios(rounds.slice(0, 4).map((r) => ratios(r, null))));
+    expect(ratio?.value).toBe(0.75);
+    expect(ratio?.met).toBe(false);
+  });
+
+  it('shows each scenario’s median round by req/s, in the order the scenarios ran', () => {
+    expect(medianResults(rounds).map((r) => [r.scenario, r.rps])).toEqual([
+      ['bare-fastify-sqlite', 40],
+      ['get-bearer', 32],
+    ]);
+  });
+
+  it('leaves out rounds where a ratio could not be computed', () => {
+    const ratio = readRatio(medianRatios([round(30, 40), [result('get-bearer', 35)]].map((r) => ratios(r, null))));
+    expect(ratio?.rounds).toEqual([0.75, null]);
+    expect(ratio?.value).toBe(0.75);
+  });
+
+  it('parses --repeat as a positive whole number, 1 by default', () => {
+    expect(parseOptions([], {}).repeat).toBe(1);
+    expect(parseOptions(['--repeat', '5'], {}).repeat).toBe(5);
+    expect(() => parseOptions(['--repeat', '0'], {})).toThrow(/--repeat must be a positive integer/);
+    expect(() => parseOptions(['--repeat', '1.5'], {})).toThrow(/--repeat/);
+  });
+});
