@@ -13,3 +13,17 @@ export async function withStorage<T>(config: Config, seed: (database: Database) 
     await database.close();
   }
 }
+
+const seeded = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Runs a scenario's seeding once per benchmark run (`run` is the run's context), however
+ * many rounds measure it: with `--repeat` every round must see the same data.
+ */
+export function seedOnce<T>(run: object, name: string, seed: () => Promise<T>): Promise<T> {
+  let byName = seeded.get(run);
+  if (!byName) seeded.set(run, (byName = new Map()));
+  let seeding = byName.get(name) as Promise<T> | undefined;
+  if (!seeding) byName.set(name, (seeding = seed()));
+  return seeding;
+}

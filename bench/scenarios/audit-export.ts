@@ -12,12 +12,15 @@ import { startService, toMb } from '../harness.js';
 import type { BenchContext, ScenarioResult } from '../harness.js';
 import { fetchToken } from '../oauth-requests.js';
 import { residentBytes, RssSampler } from '../rss-sampler.js';
-import { withStorage } from '../seed-storage.js';
+import { seedOnce, withStorage } from '../seed-storage.js';
 
 export async function auditExportScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const { fixtures, options } = ctx;
-  const seedSeconds = await withStorage(ctx.config, (database) => seedAuditEntries(database, fixtures.tenantId, fixtures.client.clientId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows));
-  console.error(`  seeded ${options.rows} audit entries in ${seedSeconds.toFixed(1)} s`);
+  const seedSeconds = await seedOnce(ctx, 'audit-export', async () => {
+    const seconds = await withStorage(ctx.config, (database) => seedAuditEntries(database, fixtures.tenantId, fixtures.client.clientId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows));
+    console.error(`  seeded ${options.rows} audit entries in ${seconds.toFixed(1)} s`);
+    return seconds;
+  });
   const server = await startService(ctx);
   try {
     const token = await fetchToken(ctx.origin, ctx.tokenEndpoint, fixtures.client);

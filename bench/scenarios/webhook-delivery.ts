@@ -25,7 +25,7 @@ import type { BenchContext, ScenarioResult } from '../harness.js';
 import { es256Key } from '../jws.js';
 import { fetchToken } from '../oauth-requests.js';
 import { RssSampler } from '../rss-sampler.js';
-import { withStorage } from '../seed-storage.js';
+import { seedOnce, withStorage } from '../seed-storage.js';
 
 /** The receiver: keeps when each record's event arrived, and every arrival time. */
 async function startReceiver() {
@@ -81,23 +81,33 @@ const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 
 export async function webhookDeliveryScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const { options, fixtures } = ctx;
   // A client of its own: the shared bench client's capabilities (and token) stay as they are.
-  const key = es256Key();
-  const client: BenchClient = await withStorage(ctx.config, async (database) => {
-    const keyFile = join(ctx.config.dataDir, 'bench-webhooks.pub');
-    writeFileSync(keyFile, key.publicPem);
-    const created: Record<string, unknown> = await buildOperatorServices(ctx.config, database).createClient({ name: 'bench webhooks', tenant: fixtures.tenantId, capabilities: 'products:create webhooks:create', publicKeyFile: keyFile, kid: 'bench-webhooks', ipAllow: undefined });
-    return { clientId: String(created._id), kid: String(created.kid), key };
-  });
+  const client: BenchClient = await seedOnce(ctx, 'webhook-delivery', () =>
+    withStorage(ctx.config, async (database) => {
+      const key = es256Key();
+      const keyFile = join(ctx.config.dataDir, 'bench-webhooks.pub');
+      writeFileSync(keyFile, key.publicPem);
+      const created: Record<string, unknown> = await buildOperatorServices(ctx.config, database).createClient({ name: 'bench webhooks', tenant: fixtures.tenantId, capabilities: 'products:create webhooks:create webhooks:delete', publicKeyFile: keyFile, kid: 'bench-webhooks', ipAllow: undefined });
+      return { clientId: String(created._id), kid: String(created.kid), key };
+    }),
+  );
   const receiver = await startReceiver();
   // The receiver is on loopback: allowed explicitly, as an operator would for an internal one.
   const server = await startService({ ...ctx, serviceEnv: { ...ctx.serviceEnv, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
   const sampler = new RssSampler(() => [server.pid]);
   let sampling = false;
+  let removeWebhook = async (): Promise<void> => undefined;
   try {
     const token = await fetchToken(ctx.origin, ctx.tokenEndpoint, client);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const hook = await fetch(`${ctx.origin}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiver.url, events: ['products.created'] }) });
     if (hook.status !== 201) throw new Error(`webhook-delivery: creating the webhook answered ${hook.status} ${await hook.text()}`);
+    // Removed at the end, so a later round (`--repeat`) does not also deliver to this receiver.
+    const webhookId = ((await hook.json()) as { _id: string })._id;
+    const etag = hook.headers.get('etag') ?? '*';
+    removeWebhook = async () => {
+      const removed = await fetch(`${ctx.origin}/v1/webhooks/${webhookId}`, { method: 'DELETE', headers: { authorization: headers.authorization, 'if-match': etag } });
+      if (removed.status !== 204) throw new Error(`DELETE answered ${removed.status}`);
+    };
     let n = 0;
     const create = async (): Promise<string> => {
       const answer = await fetch(`${ctx.origin}/v1/products`, { method: 'POST', headers, body: JSON.stringify(productBody(n++)) });
@@ -167,6 +177,7 @@ export async function webhookDeliveryScenario(ctx: BenchContext): Promise<Scenar
     };
   } finally {
     if (sampling) sampler.stop();
+    await removeWebhook().catch((error: unknown) => console.error(`  webhook-delivery: the webhook could not be removed: ${String(error)}`));
     await server.stop();
     await receiver.close();
   }
