@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import { chooseEs512Signer } from './security/es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import { retentionFromConfig } from './services/audit-retention.js';
 import { systemClock } from './services/clock.js';
 import { startRetentionJob } from './services/retention-job.js';
@@ -14,13 +15,14 @@ import { openSigningKeys } from './signing-key-source.js';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
   const database = openDatabase(config);
+  const heapGrowth = boundHeapGrowth(database.dialect.name);
   const report = await migrateToLatest(database);
   // ES512_SIGNER=libcrypto without a usable system library stops the boot here.
   const { signer, fallbackReason } = await chooseEs512Signer(config.es512Signer);
   const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000), signer);
   const app = await buildApp(config, { database, keys });
   const log = app.server.log;
-  log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
+  log.info({ storage: database.dialect.name, migrationsApplied: report.applied, ...(heapGrowth ? { v8Flags: [heapGrowth] } : {}) }, 'database ready');
   if (fallbackReason === undefined) log.info({ es512Signer: signer.name }, `access tokens signed by ${signer.description}`);
   else log.warn({ es512Signer: signer.name, reason: fallbackReason }, `access tokens signed by ${signer.description}, the slower fallback`);
   // Another process (the CLI, another instance) may rotate the key file: pick it up.
