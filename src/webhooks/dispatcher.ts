@@ -17,7 +17,14 @@ const tenants = getResource('tenants');
 /** How often an instance looks for work: short, so an idle queue delivers within ~0.1 s. */
 export const defaultPollMs = 100;
 /** Attempts one instance has under way at once. */
-const maxInFlight = 64;
+export const maxInFlight = 128;
+/**
+ * Attempts one instance has under way to one webhook: half the slots, so a dead receiver
+ * with a backlog (each attempt held until the timeout) leaves the other half to the other
+ * webhooks, while one busy webhook keeps as many attempts under way as all of them had
+ * before (64: delivery throughput scales with it while writers hold the database).
+ */
+export const maxInFlightPerWebhook = 64;
 /** Outbox events fanned out per transaction. */
 const fanOutBatch = 100;
 /** Deliveries per insert statement (SQLite caps the bound parameters of one statement). */
@@ -53,13 +60,16 @@ interface WebhookRow {
  * timeout plus {@link leaseMarginMs}), so no two instances send the same attempt, and one
  * claimed by an instance that died (kill -9) is sent again once the lease lapses.
  *
- * Attempts run beside the polling, at most {@link maxInFlight} at once: a slow receiver
- * holds its own attempt for up to the timeout, never the queue behind it.
+ * Attempts run beside the polling, at most {@link maxInFlight} at once and at most
+ * {@link maxInFlightPerWebhook} of them to one webhook: a slow receiver holds its own
+ * attempts for up to the timeout, never the queue behind it nor the other webhooks.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts under way per webhook id (entries removed at zero). */
+  private readonly inFlightByWebhook = new Map<string, number>();
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -98,7 +108,11 @@ export class WebhookDispatcher {
     await Promise.all(this.inFlight);
   }
 
-  /** One round: fan every pending outbox event out, then send every due attempt and wait for them. */
+  /**
+   * One round: fan every pending outbox event out, then start the due attempts there is
+   * room for (as one poll would: {@link maxInFlight}, {@link maxInFlightPerWebhook} per
+   * webhook) and wait for them.
+   */
   async runOnce(): Promise<void> {
     while ((await this.fanOut()) > 0);
     await this.startDue();
@@ -192,27 +206,45 @@ export class WebhookDispatcher {
     const room = maxInFlight - this.inFlight.size;
     if (room <= 0) return false;
     const now = clock.now();
-    const due = await database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now)).orderBy('next_attempt_at').limit(room).execute();
-    if (due.length === 0) return false;
+    const saturated = [...this.inFlightByWebhook].filter(([, count]) => count >= maxInFlightPerWebhook).map(([id]) => id);
+    let dueQuery = database.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', this.timestamp(now));
+    if (saturated.length > 0) dueQuery = dueQuery.where('webhook_id', 'not in', saturated);
+    const due = await dueQuery.orderBy('next_attempt_at').limit(room).execute();
+    // Each webhook's remaining share of this batch; the rest stays due for a later poll.
+    const taken = new Map<string, number>();
+    const wanted = due.filter((delivery) => {
+      const count = (this.inFlightByWebhook.get(delivery.webhook_id) ?? 0) + (taken.get(delivery.webhook_id) ?? 0);
+      if (count >= maxInFlightPerWebhook) return false;
+      taken.set(delivery.webhook_id, (taken.get(delivery.webhook_id) ?? 0) + 1);
+      return true;
+    });
+    if (wanted.length === 0) return false;
     const claimed = await database.db
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs) })
-      .where('_id', 'in', due.map((delivery) => delivery._id))
+      .where('_id', 'in', wanted.map((delivery) => delivery._id))
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', this.timestamp(now))
       .returning('_id')
       .execute();
     const mine = new Set(claimed.map((row) => row._id));
-    const attempts = due.filter((delivery) => mine.has(delivery._id));
+    const attempts = wanted.filter((delivery) => mine.has(delivery._id));
     if (attempts.length === 0) return false;
     // The webhooks and secrets of the whole batch in two reads.
     const hookIds = [...new Set(attempts.map((delivery) => delivery.webhook_id))];
     const hooks = new Map((await new ScopedQueries(database.db, database.dialect, asSystem()).scoped(webhooks).selectAll().where('_id', 'in', hookIds).execute()).map((row) => [String(row._id), row]));
     const secrets = new Map((await database.db.selectFrom('webhook_secrets').selectAll().where('webhook_id', 'in', hookIds).execute()).map((row) => [row.webhook_id, row]));
     for (const delivery of attempts) {
-      const running: Promise<void> = this.attempt(delivery, hooks.get(delivery.webhook_id), secrets.get(delivery.webhook_id))
+      const hookId = delivery.webhook_id;
+      this.inFlightByWebhook.set(hookId, (this.inFlightByWebhook.get(hookId) ?? 0) + 1);
+      const running: Promise<void> = this.attempt(delivery, hooks.get(hookId), secrets.get(hookId))
         .catch((error: unknown) => this.options.log.error({ err: error, delivery: delivery._id }, 'webhook attempt failed'))
-        .finally(() => this.inFlight.delete(running));
+        .finally(() => {
+          this.inFlight.delete(running);
+          const left = (this.inFlightByWebhook.get(hookId) ?? 1) - 1;
+          if (left > 0) this.inFlightByWebhook.set(hookId, left);
+          else this.inFlightByWebhook.delete(hookId);
+        });
       this.inFlight.add(running);
     }
     return due.length === room;
