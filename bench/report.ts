@@ -89,11 +89,16 @@ export function clusterScaling(results: readonly ScenarioResult[], workers: numb
   return out;
 }
 
-/** What the "ratio vs reference" column says for a row. */
-function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], crypto: CryptoLimitReport | null): string {
+/**
+ * What the "ratio vs reference" column says for a row. With several rounds a target's cell
+ * shows the median of the rounds' ratios (`medians`), the figure the target is judged on,
+ * rather than the quotient of two median rows.
+ */
+function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], crypto: CryptoLimitReport | null, medians?: readonly Ratio[]): string {
   const vs = (other: number | null | undefined, label: string, target?: number) => {
-    const value = divide(result.rps, other);
-    return value === null ? '' : `${value.toFixed(2)}× ${label}${target === undefined ? '' : ` (≥ ${target} ${value >= target ? 'met' : 'MISSED'})`}`;
+    const median = target === undefined ? undefined : medians?.find((r) => r.name === `${result.scenario} ÷ ${label}`);
+    const value = median ? median.value : divide(result.rps, other);
+    return value === null ? '' : `${value.toFixed(2)}× ${label}${median ? ' (median)' : ''}${target === undefined ? '' : ` (≥ ${target} ${value >= target ? 'met' : 'MISSED'})`}`;
   };
   const cluster = /^cluster-(\d+)w (.+)$/.exec(result.scenario);
   if (cluster && cluster[1] !== '1') return vs(byName(results, `cluster-1w ${cluster[2]}`)?.rps, '1 worker');
@@ -141,7 +146,7 @@ export function formatReport(report: RunReport): string {
   }
   for (const result of report.results) {
     const failed = (result.phase?.non2xx ?? 0) + (result.phase?.errors ?? 0);
-    const notes = [ratioCell(result, report.results, crypto), failed > 0 ? `${failed} failed requests not counted` : '', result.phase?.exhausted ? 'request pool ran out' : ''];
+    const notes = [ratioCell(result, report.results, crypto, report.options.repeat > 1 ? report.ratios : undefined), failed > 0 ? `${failed} failed requests not counted` : '', result.phase?.exhausted ? 'request pool ran out' : ''];
     rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
   }
   const out = [

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioResult } from '../../../bench/harness.js';
 import { parseOptions } from '../../../bench/options.js';
-import { medianRatios, medianResults, ratios } from '../../../bench/report.js';
+import { formatReport, medianRatios, medianResults, ratios } from '../../../bench/report.js';
+import type { RunReport } from '../../../bench/report.js';
 
 const result = (scenario: string, rps: number): ScenarioResult => ({ scenario, rps, p50: 0, p99: 0, peakRssMb: null, cpuMsPerRequest: null, phase: null, extra: {} });
 const round = (getBearer: number, reference: number) => [result('bare-fastify-sqlite', reference), result('get-bearer', getBearer)];
@@ -42,4 +43,26 @@ describe('benchmark rounds (--repeat)', () => {
     expect(() => parseOptions(['--repeat', '0'], {})).toThrow(/--repeat must be a positive integer/);
     expect(() => parseOptions(['--repeat', '1.5'], {})).toThrow(/--repeat/);
   });
+
+  it('shows the median ratio, not the quotient of two median rows, in the table of a repeated run', () => {
+    // Median rows: get-bearer 30, reference 40, i.e. 0.75; the rounds' ratios 1.00, 0.50, 0.89.
+    const uneven = [round(30, 30), round(20, 40), round(40, 45)];
+    const medianRows = medianResults(uneven);
+    const report: RunReport = {
+      date: '2026-11-25T00:00:00.000Z',
+      database: 'sqlite',
+      service: 'test',
+      loadGenerator: 'test',
+      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, scenarios: ['get-bearer'] },
+      machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
+      crypto: null,
+      results: medianRows,
+      rounds: uneven,
+      ratios: medianRatios(uneven.map((r) => ratios(r, null))),
+      clusterScaling: {},
+    };
+    const row = formatReport(report).split('\n').find((line) => line.startsWith('| get-bearer'));
+    expect(row).toContain('0.89× bare-fastify-sqlite (median) (≥ 0.8 met)');
+  });
 });
+
