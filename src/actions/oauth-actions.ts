@@ -1,13 +1,7 @@
 import { problems } from '../derive/openapi/problems.js';
 import type { Operation } from '../derive/openapi/types.js';
-import { ApiError } from '../http/errors.js';
-import type { OAuthLogin } from '../sign-in/oauth-login.js';
-import type { ActionDef, ActionServices } from './action.js';
-
-function oauth(services: ActionServices): OAuthLogin {
-  if (!services.signIn) throw new ApiError('service_unavailable', 'Sign-in is not available here');
-  return services.signIn.oauth;
-}
+import type { ActionDef } from './action.js';
+import { json, signIn, token } from './sign-in-actions.js';
 
 const provider = { name: 'provider', in: 'path', required: true, description: 'The `id` of a provider in `OAUTH_PROVIDERS`.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,31}$' } };
 const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
@@ -31,25 +25,25 @@ export const oauthActions: readonly ActionDef[] = [
     description: 'Redirects the browser to the provider (authorization code flow with `state`, `nonce` and PKCE `S256`, scope `openid email`). `redirect_uri` must equal one of `OAUTH_REDIRECT_URIS` exactly; otherwise, and for an unknown tenant, 400 and no redirect.',
     parameters: [provider, query('tenant_id', true, 'The tenant node the user belongs to.'), query('redirect_uri', true, 'Where the login code is delivered; exactly one of `OAUTH_REDIRECT_URIS`.'), query('state', false, 'Opaque value of the application, returned with the login code.')],
     responses: { 302: redirect('To the provider\'s authorization endpoint.'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await oauth(services).start(input.params.provider ?? '', input.query, input.context) } })),
+  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await signIn(services).oauth.start(input.params.provider ?? '', input.query, input.context) } })),
   step('oauth-callback', 'GET', '/v1/auth/oauth/:provider/callback', 'public', {
     operationId: 'oauth_callback',
     summary: 'The provider\'s answer (redirect URI registered at the provider)',
     description: 'Consumes the `state` once (valid 600 s), redeems the code with the PKCE verifier, validates the ID token and its nonce, and finds the tenant\'s active user by the verified e-mail address (`email_verified`). Then redirects to the `redirect_uri` of the start with `code` (a one-time login code, 60 s) and the application\'s `state`. An unknown, used, expired or altered state, a wrong nonce, a provider error, an unverified or unknown e-mail address: 400 `invalid_grant`, no redirect.',
     parameters: [provider, query('state', true, 'The state of the start.'), query('code', false, 'The provider\'s authorization code.'), query('iss', false, 'RFC 9207 issuer of the answer.'), query('error', false, 'The provider\'s refusal.')],
     responses: { 302: redirect('To the application\'s `redirect_uri` with `code` (and `state`).'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await oauth(services).callback(input.params.provider ?? '', input.query, input.url, input.context) } })),
+  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await signIn(services).oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } })),
   step('oauth-token', 'POST', '/v1/auth/oauth/token', 'token', {
     operationId: 'oauth_token',
     summary: 'Exchange a login code for a user token',
     description: 'The `code` the callback appended to the `redirect_uri`: valid 60 s, once. A wrong, expired or used code is a 400 `invalid_grant`.',
-    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'], additionalProperties: false } } } },
+    requestBody: { required: true, content: json({ code: { type: 'string' } }, ['code']) },
     responses: {
       200: {
         description: 'A user token with `amr: ["fed"]`.',
-        content: { 'application/json': { schema: { type: 'object', properties: { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } }, required: ['access_token', 'token_type', 'expires_in', 'scope'] } } },
+        content: { 'application/json': { schema: { type: 'object', properties: token, required: Object.keys(token) } } },
       },
       ...problems('400'),
     },
-  }, async (input, services) => ({ status: 200, headers: noStore, body: await oauth(services).exchange(input.body, input.context) })),
+  }, async (input, services) => ({ status: 200, headers: noStore, body: await signIn(services).oauth.exchange(input.body, input.context) })),
 ];

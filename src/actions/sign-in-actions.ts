@@ -4,13 +4,15 @@ import { ApiError } from '../http/errors.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { ActionDef, ActionServices, Authentication } from './action.js';
 
-function signIn(services: ActionServices): SignInServices {
+/** The sign-in services, or 503 where the app was built without them. */
+export function signIn(services: ActionServices): SignInServices {
   if (!services.signIn) throw new ApiError('service_unavailable', 'Sign-in is not available here');
   return services.signIn;
 }
 
-const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
-const token = { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } };
+export const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
+/** The members of a user-token answer. */
+export const token = { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } };
 
 function operation(operationId: string, summary: string, description: string, body: Record<string, unknown> | undefined, responses: Operation['responses']): Operation {
   return { operationId, summary, description, tags: ['auth'], ...(body ? { requestBody: { required: true, content: body } } : {}), responses };

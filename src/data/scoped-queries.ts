@@ -30,6 +30,13 @@ type CompiledByLock = { none?: CompiledFind | null; update?: CompiledFind | null
 /** Compiled finds by scope object, then dialect, resource and lock mode: object keys, so the hot lookup builds no string. */
 const compiledFinds = new WeakMap<TenantScope, WeakMap<SqlDialect, WeakMap<ResourceDef, CompiledByLock>>>();
 
+/** The value of `key` in `map`, made and kept on first use. */
+function entry<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
 /** The parameters of a compiled find with `id` in its hole. */
 function withId(compiled: CompiledFind, id: string): unknown[] {
   const parameters = compiled.parameters.slice();
@@ -102,30 +109,18 @@ export class ScopedQueries {
   /**
    * The scoped find, compiled once per scope, resource and lock mode (for principals
    * without an owner filter): reads by id are the most frequent query, and building and
-   * compiling the same Kysely query for each costs more than SQLite takes to answer it. The SQL is the scoped builder's own output (tenant
-   * and soft-delete filters included); only the id changes between calls. `null` (build
-   * per call) if the id does not appear exactly once among the parameters.
+   * compiling the same Kysely query for each costs more than SQLite takes to answer it.
+   * The SQL is the scoped builder's own output (tenant and soft-delete filters included);
+   * only the id changes between calls. `null` (build per call) if the id does not appear
+   * exactly once among the parameters.
    */
   private compiledFind(resource: ResourceDef, lock: 'update' | 'share' | undefined): CompiledFind | null {
     // Compiled finds are shared by every principal of a scope; a guest's carries its own
     // owner filter, so it is built per call and never enters (or reads) that cache.
     if (this.principal.ownRecordsOf !== undefined) return null;
-    const { scope } = this.principal;
-    let byDialect = compiledFinds.get(scope);
-    if (!byDialect) {
-      byDialect = new WeakMap();
-      compiledFinds.set(scope, byDialect);
-    }
-    let byResource = byDialect.get(this.dialect);
-    if (!byResource) {
-      byResource = new WeakMap();
-      byDialect.set(this.dialect, byResource);
-    }
-    let byLock = byResource.get(resource);
-    if (!byLock) {
-      byLock = {};
-      byResource.set(resource, byLock);
-    }
+    const byDialect = entry(compiledFinds, this.principal.scope, () => new WeakMap());
+    const byResource = entry(byDialect, this.dialect, () => new WeakMap());
+    const byLock = entry(byResource, resource, (): CompiledByLock => ({}));
     const mode = lock ?? 'none';
     let compiled = byLock[mode];
     if (compiled === undefined) {

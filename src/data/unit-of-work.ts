@@ -131,8 +131,9 @@ export class UnitOfWork extends ScopedQueries {
    */
   private ownedBy(resource: ResourceDef, values: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
     const owner = this.principal.ownRecordsOf;
+    if (owner === undefined || resource.name === 'users') return values;
     const [field] = userReferences(resource);
-    if (owner === undefined || field === undefined || resource.name === 'users' || (values[field] !== undefined && values[field] !== null)) return values;
+    if (field === undefined || (values[field] !== undefined && values[field] !== null)) return values;
     return { ...values, [field]: owner };
   }
 

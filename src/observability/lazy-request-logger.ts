@@ -20,7 +20,8 @@ class LazyRequestLogger implements FastifyBaseLogger {
   ) {}
 
   get level(): LevelWithSilentOrString {
-    return this.#child?.level ?? this.options.level ?? this.parent.level;
+    // Made only for options without a level (lazyChildLogger): the parent's until a child exists.
+    return this.#child?.level ?? this.parent.level;
   }
 
   set level(level: LevelWithSilentOrString) {

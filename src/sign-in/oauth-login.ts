@@ -12,7 +12,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import { userEvent } from '../services/security-events.js';
-import { invalidGrant, objectBody } from './otp-service.js';
+import { invalidGrant, objectBody, unknownFields } from './otp-service.js';
 import { verifiedEmail } from './oauth-code-grant.js';
 import { unknownProvider } from './oauth-providers.js';
 import type { OAuthProviders } from './oauth-providers.js';
@@ -176,7 +176,7 @@ function single(query: unknown, name: string): string | undefined {
 function parseCode(body: unknown): string {
   const input = objectBody(body);
   const errors: FieldError[] = [];
-  for (const key of Object.keys(input)) if (key !== 'code') errors.push({ field: key, message: 'is not accepted here' });
+  unknownFields(input, ['code'], errors);
   if (typeof input.code !== 'string' || !/^[A-Za-z0-9_-]{20,100}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the code the sign-in returned to the redirect_uri' });
   if (errors.length > 0) throw validationError(errors);
   return input.code as string;
@@ -185,7 +185,7 @@ function parseCode(body: unknown): string {
 function parseStart(query: unknown, whitelist: readonly string[]): { tenantId: string; redirectUri: string; appState: string | null } {
   const input = query !== null && typeof query === 'object' ? (query as Record<string, unknown>) : {};
   const errors: FieldError[] = [];
-  for (const key of Object.keys(input)) if (!['tenant_id', 'redirect_uri', 'state'].includes(key)) errors.push({ field: key, message: 'is not a parameter of this operation' });
+  unknownFields(input, ['tenant_id', 'redirect_uri', 'state'], errors);
   const redirectUri = single(input, 'redirect_uri');
   // Exact string comparison, nothing else: no prefix, no wildcard, no normalisation.
   if (redirectUri === undefined || !whitelist.includes(redirectUri)) errors.push({ field: 'redirect_uri', message: 'must be exactly one of the redirect URIs registered in OAUTH_REDIRECT_URIS' });

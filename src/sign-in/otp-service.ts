@@ -227,7 +227,8 @@ export function objectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function unknownFields(input: Record<string, unknown>, allowed: readonly string[], errors: FieldError[]): void {
+/** Adds an error for every member of `input` outside `allowed`. */
+export function unknownFields(input: Record<string, unknown>, allowed: readonly string[], errors: FieldError[]): void {
   for (const key of Object.keys(input)) if (!allowed.includes(key)) errors.push({ field: key, message: 'is not accepted here' });
 }
 
