@@ -29,6 +29,9 @@ export type ErrorCode =
   | 'idempotency_key_in_use'
   | 'idempotency_key_reused'
   | 'legal_hold'
+  | 'capacity_exceeded'
+  | 'product_unavailable'
+  | 'invalid_transition'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -56,6 +59,9 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   idempotency_key_reused: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
   legal_hold: { status: 409, title: 'The record is under a legal hold' },
+  capacity_exceeded: { status: 409, title: 'Not enough units of the product are free for this booking' },
+  product_unavailable: { status: 409, title: 'The product takes no new bookings' },
+  invalid_transition: { status: 409, title: 'The booking cannot change to this status' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

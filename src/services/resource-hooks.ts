@@ -19,6 +19,13 @@ export type CreateDraft = NewRecord;
  */
 export interface ResourceHooks {
   /**
+   * Takes the row locks this write's checks rely on, before any other lock of the write
+   * (a booking locks its product, so the capacity checks of one product run one at a time).
+   * Runs first on create (with the input) and right after the record's own lock on update
+   * (with the merged record).
+   */
+  lock?(hook: HookContext, values: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
    * Fills server-owned values and consumes write-only ones before the insert; `columns`
    * are stored alongside but never shown (e.g. a tenant node's path).
    */
@@ -28,8 +35,8 @@ export interface ResourceHooks {
    * answer only (a webhook's signing secret), never stored in the record or its audit entry.
    */
   afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void | Readonly<Record<string, unknown>>>;
-  /** Extra checks on a merged update (cross-field rules). */
-  beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Extra checks on a merged update (cross-field rules, state transitions from `previous`). */
+  beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>, previous: ApiRecord): Promise<void>;
   /** Adds computed fields to records about to be returned. */
   expand?(db: Db, dialect: SqlDialect, records: ApiRecord[]): Promise<void>;
   /** A cache that holds records of this resource: every write to one invalidates it (all instances). */

@@ -92,6 +92,7 @@ export class ResourceService {
     const hooks = this.hooks[resource.name] ?? {};
     const created = await this.work(context, async (unit) => {
       const hook: HookContext = { unit, resource };
+      if (hooks.lock) await hooks.lock(hook, input);
       const owner = hooks.ownerTenant ? await hooks.ownerTenant(hook, input) : ownerTenant(resource, context.principal);
       await checkReferences(unit, resource, input);
       const initial: CreateDraft = { id: newId(unit), owner, values: input };
@@ -114,10 +115,13 @@ export class ResourceService {
       const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
       const previous = matchEtag(expected, row.etag);
+      const current = rowToRecord(resource, this.database.dialect, row);
+      const merged: ApiRecord = { ...current, ...changes };
+      const hook: HookContext = { unit, resource };
+      if (hooks.lock) await hooks.lock(hook, merged);
       await checkReferences(unit, resource, changes);
-      const merged: ApiRecord = { ...rowToRecord(resource, this.database.dialect, row), ...changes };
       checkTimeRange(merged);
-      if (hooks.beforeUpdate) await hooks.beforeUpdate({ unit, resource }, merged, changes);
+      if (hooks.beforeUpdate) await hooks.beforeUpdate(hook, merged, changes, current);
       const written = await unit.update(resource, row, previous, changes);
       await this.written(unit, resource, id);
       return { record: await this.present(resource, context.principal, written.row, unit), etag: written.etag };

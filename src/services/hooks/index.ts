@@ -1,5 +1,6 @@
 import type { ResourceName } from '../../registry/types.js';
 import type { ResourceHooks } from '../resource-hooks.js';
+import { bookingHooks, productHooks } from '../../booking/booking-hooks.js';
 import { auditValueHooks } from './audit-values.js';
 import { legalHoldHooks } from './legal-holds.js';
 import { retentionPolicyHooks } from './retention-policies.js';
@@ -10,6 +11,8 @@ import { tenantHooks } from './tenants.js';
 export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>> = {}): Partial<Record<ResourceName, ResourceHooks>> {
   return {
     tenants: tenantHooks,
+    bookings: bookingHooks,
+    products: productHooks,
     orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
     'legal-holds': legalHoldHooks,

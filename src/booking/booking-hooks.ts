@@ -1,0 +1,87 @@
+import type { UnitOfWork } from '../data/unit-of-work.js';
+import { ApiError, validationError } from '../http/errors.js';
+import { getResource } from '../registry/index.js';
+import type { ResourceHooks } from '../services/resource-hooks.js';
+import type { Row } from '../services/record-codec.js';
+import { assertCapacity, assertFutureHoldings } from './capacity.js';
+import { holdingStatuses, maxBookingMs } from './holdings.js';
+import { assertTransition } from './lifecycle.js';
+
+const products = getResource('products');
+
+/** Product statuses that take no new, moved or enlarged booking. */
+const closedStatuses: readonly string[] = ['maintenance', 'retired'];
+
+/**
+ * The booking invariant (CONTRACT.md part 3): every write that could make a product's
+ * bookings hold more units than it has first locks the product row (`SELECT … FOR UPDATE`
+ * on PostgreSQL; SQLite runs one write transaction at a time), then checks the peak overlap
+ * in the same transaction. Two writers for one product are serialised by that lock, so the
+ * check and the insert cannot interleave (no check-then-insert race) on any number of
+ * instances.
+ */
+export const bookingHooks: ResourceHooks = {
+  async lock(hook, values) {
+    if (typeof values.product_id === 'string') await lockedProduct(hook.unit, values.product_id);
+  },
+  async beforeCreate(hook, draft) {
+    const booking = draft.values;
+    if (!holds(booking.status)) return draft;
+    const period = bookingPeriod(booking);
+    if (!period) return draft; // the generic range check answers 400
+    const product = await lockedProduct(hook.unit, String(booking.product_id));
+    if (!product) return draft; // the reference check answers 400
+    assertBookable(hook.unit, product);
+    await assertCapacity(hook.unit, Number(product.total_items), { productId: String(product._id), ...period, quantity: Number(booking.quantity ?? 1) });
+    return draft;
+  },
+  async beforeUpdate(hook, merged, changes, previous) {
+    if ('status' in changes) assertTransition(String(previous.status), String(merged.status));
+    if (!holds(merged.status)) return;
+    const period = bookingPeriod(merged);
+    if (!period) return;
+    const reactivated = !holds(previous.status);
+    const moved = merged.start_time !== previous.start_time || merged.end_time !== previous.end_time;
+    const enlarged = Number(merged.quantity) > Number(previous.quantity);
+    if (!reactivated && !moved && !enlarged) return;
+    const product = await lockedProduct(hook.unit, String(merged.product_id));
+    if (!product) return;
+    assertBookable(hook.unit, product);
+    await assertCapacity(hook.unit, Number(product.total_items), { bookingId: String(merged._id), productId: String(product._id), ...period, quantity: Number(merged.quantity) });
+  },
+};
+
+/** Lowering `total_items` must leave room for every unit bookings hold from now on. */
+export const productHooks: ResourceHooks = {
+  async beforeUpdate(hook, merged, changes, previous) {
+    if (!('total_items' in changes) || Number(merged.total_items) >= Number(previous.total_items)) return;
+    await assertFutureHoldings(hook.unit, String(merged._id), Number(merged.total_items));
+  },
+};
+
+function holds(status: unknown): boolean {
+  return holdingStatuses.includes(String(status ?? 'active'));
+}
+
+/** The product in the caller's reach, locked for the rest of the transaction. */
+function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
+  return unit.find(products, id, { lock: 'update' });
+}
+
+/** `[start, end)` in epoch ms; `null` when not a valid range (left to the generic check). Longer than 366 days → 400. */
+function bookingPeriod(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
+  const start = Date.parse(String(booking.start_time));
+  const end = Date.parse(String(booking.end_time));
+  if (!Number.isFinite(start) || !Number.isFinite(end) || end <= start) return null;
+  if (end - start > maxBookingMs) throw validationError([{ field: 'end_time', message: 'a booking lasts at most 366 days' }]);
+  return { start, end };
+}
+
+/** A product in maintenance or retired takes no booking; an unpublished one none from end users. */
+function assertBookable(unit: UnitOfWork, product: Row): void {
+  const status = String(product.status);
+  if (closedStatuses.includes(status)) throw new ApiError('product_unavailable', `The product is ${status} and takes no new, moved or enlarged bookings`, { extensions: { product_status: status } });
+  const endUser = unit.principal.ownRecordsOf !== undefined;
+  const published = product.is_published === true || product.is_published === 1;
+  if (endUser && !published) throw new ApiError('product_unavailable', 'The product is not published: end users cannot book it');
+}
