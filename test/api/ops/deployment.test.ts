@@ -169,6 +169,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
       await make('fenced', tenantId, 'products:list', '127.0.0.2/32');
       await make('victim', tenantId, 'products:list');
       await make('admin', 'system', 'api-clients:read api-clients:update');
+      await make('booker', tenantId, 'products:create bookings:create bookings:list');
     } finally {
       await database.close();
     }
@@ -305,6 +306,33 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', () => 
     const runs = instances.map((instance) => logLines(instance.stdout()).filter((line) => line.msg === 'audit retention run finished').length);
     expect(runs.reduce((x, y) => x + y, 0), `runs per instance ${runs.join('/')}`).toBe(1);
   }, 60_000);
+
+  it('books the last unit of a product once when 100 requests race through both instances', async () => {
+    const bearer = await token('booker');
+    const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+    const created = await send(`${origin}/v1/products`, { method: 'POST', headers, body: JSON.stringify({ ...product('Last room'), total_items: 1 }) });
+    expect(created.status, created.body).toBe(201);
+    const productId = String(json(created)._id);
+    const booking = JSON.stringify({ product_id: productId, start_time: '2031-05-01T14:00:00Z', end_time: '2031-05-03T10:00:00Z' });
+    // Five client addresses, so nginx sees many connections at once and spreads them.
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => send(`${origin}/v1/bookings`, { from: `127.0.0.${5 + (i % 5)}`, method: 'POST', headers, body: booking }).catch(failed)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(99);
+    for (const refused of answers.filter((a) => a.status === 409)) expect(json(refused)).toMatchObject({ code: 'capacity_exceeded', available: 0 });
+    expect(servedBy('/v1/bookings').every((n) => n > 0)).toBe(true);
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const stored = await db.query(`select _id from bookings where product_id = $1`, [productId]);
+      expect(stored.rows).toHaveLength(1);
+      const audited = await db.query(`select _id from audit_logs where resource = 'bookings' and action = 'create'`);
+      expect(audited.rows).toHaveLength(1);
+    } finally {
+      await db.end();
+    }
+    noInternalErrors();
+  });
 
   it('survives PostgreSQL stopped for 5 s under write load: 503 with Retry-After, /ready 503, recovery by itself, nothing acknowledged lost', async () => {
     const bearer = await token('writer', '127.0.0.6');
