@@ -63,7 +63,10 @@ async function remove(h: Harness, token: string, resource: string, body: Record<
 export async function seedLists(h: Harness, token: string, count = 30): Promise<Seeded> {
   const products: Doc[] = [];
   for (let i = 0; i < count; i += 1) products.push(await post(h, token, 'products', productBody(i)));
-  const productOf = (i: number): string => products[i % 10]?._id ?? '';
+  // Bookings need a product that takes them (active, room for four units): of the first
+  // ten, 0, 4 and 8 are in maintenance and 9 has three units.
+  const bookable = [1, 2, 3, 5, 6, 7];
+  const productOf = (i: number): string => products[bookable[i % bookable.length] ?? 1]?._id ?? '';
   const bookings: Doc[] = [];
   const orders: Doc[] = [];
   const serviceCharges: Doc[] = [];

@@ -27,6 +27,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
   const node = { a: '', b: '' };
   const userId: Record<string, string> = {};
   const token: Record<string, string> = {};
+  let published = '';
   const inA = new Map<ResourceName, Created>();
   // The service's clock: each sign-in and each TOTP code moves it on (cooldown, time steps).
   let offset = 0;
@@ -49,8 +50,10 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       token[name] = await signIn(node[tenant], `${name.toLowerCase()}@users.test`, role === 'admin');
     }
 
-    const product = await as('adminA', 'POST', '/v1/products/', productBody);
-    const parents = { productId: product.json()._id as string, userId: userId.guest1 as string };
+    // Published, so guests may book it (CONTRACT.md part 3), with room for every test's booking.
+    const product = await as('adminA', 'POST', '/v1/products/', { ...productBody, total_items: 10, is_published: true });
+    published = product.json()._id as string;
+    const parents = { productId: published, userId: userId.guest1 as string };
     for (const name of writable) {
       const res = await as('adminA', 'POST', `/v1/${name}/`, minimalBody(name, parents));
       if (res.statusCode !== 201) throw new Error(`creating ${name} in A as a user failed: ${res.statusCode} ${res.body}`);
@@ -124,7 +127,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
     });
 
     it('lists, reads and filters only its own bookings and orders; another user\'s answer 404', async () => {
-      const productId = record('products').id;
+      const productId = published;
       const mine = await as('guest1', 'POST', '/v1/bookings/', { product_id: productId, ...timeRange });
       expect(mine.statusCode, mine.body).toBe(201);
       // A guest's new booking names the guest without being told.
@@ -162,7 +165,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
     });
 
     it('cannot book for another user (the other user is out of reach: 400), and still sees the catalogue', async () => {
-      const productId = record('products').id;
+      const productId = published;
       const forOther = await as('guest1', 'POST', '/v1/bookings/', { product_id: productId, user_id: userId.guest2, ...timeRange });
       expect(forOther.statusCode).toBe(400);
       expect(forOther.json().errors).toEqual([{ field: 'user_id', message: 'does not name an existing users record' }]);
