@@ -51,6 +51,27 @@ describe.each(dialects)('booking capacity on %s', (dialect) => {
     expect(list.json().total).toBe(2);
   });
 
+  it('keeps idempotency keys, audit entries and events for bookings', async () => {
+    const p = await product(1);
+    const body = { product_id: p, start_time: day(10), end_time: day(11) };
+    const headers = { 'idempotency-key': `capacity-${dialect}` };
+    const first = await h.request({ method: 'POST', url: '/v1/bookings/', token, body, headers });
+    expect(first.statusCode).toBe(201);
+    const replay = await h.request({ method: 'POST', url: '/v1/bookings/', token, body, headers });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotency-replayed']).toBe('true');
+    expect(replay.json()._id).toBe(first.json()._id);
+    const id = String(first.json()._id);
+    const audited = await h.database.db.selectFrom('audit_logs').select('action').where('record_id', '=', id).execute();
+    expect(audited.map((a) => a.action)).toEqual(['create']);
+    const types = await h.database.db.selectFrom('outbox_events').select('type').where('record_id', '=', id).execute();
+    expect(types.map((t) => t.type)).toEqual(['bookings.created']);
+    const cancelled = await patch(id, String(first.headers.etag), { status: 'cancelled' });
+    expect(cancelled.statusCode).toBe(200);
+    const after = await h.database.db.selectFrom('outbox_events').select('type').where('record_id', '=', id).execute();
+    expect(after.map((t) => t.type).sort()).toEqual(['bookings.created', 'bookings.updated']);
+  });
+
   it('treats intervals as half-open: touching bookings do not overlap', async () => {
     const p = await product(1);
     await booked(p, day(1, 10), day(1, 12));

@@ -173,6 +173,11 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       expect(forSelf.statusCode, forSelf.body).toBe(201);
       expect((await as('guest1', 'GET', `/v1/products/${productId}`)).statusCode).toBe(200);
       expect(ids((await as('guest1', 'GET', '/v1/products/?per_page=100')).json())).toContain(productId);
+      // An unpublished product is bookable by API clients and staff, not by end users.
+      const unpublished = await as('guest1', 'POST', '/v1/bookings/', { product_id: record('products').id, ...timeRange });
+      expect(unpublished.statusCode, unpublished.body).toBe(409);
+      expect(unpublished.json()).toMatchObject({ code: 'product_unavailable' });
+      expect((await as('staffA', 'POST', '/v1/bookings/', { product_id: record('products').id, ...timeRange })).statusCode).toBe(201);
     });
 
     it('holds no capability on users or other people\'s data: 403 before any scope', async () => {
