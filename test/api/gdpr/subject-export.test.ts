@@ -25,7 +25,7 @@ describe.each(dialects)('subject export on %s', (dialect) => {
     token = await h.bearer(await h.tenant('T'), [...['users', 'bookings', 'orders', 'subscriptions', 'products'].flatMap(crud), 'consents:create', 'users:export', 'users:write:email', 'users:read:email']);
     userA = String((await post('users', { email: 'a@example.com', first_name: 'Ada' }))._id);
     userB = String((await post('users', { email: 'b@example.com', first_name: 'Bob' }))._id);
-    const product = String((await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 1 }))._id);
+    const product = String((await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 10 }))._id);
     const bodies: Record<string, (user: string) => Json> = {
       bookings: (user) => ({ product_id: product, user_id: user, ...timeRange }),
       orders: (user) => ({ product_id: product, user_id: user, ...timeRange }),
