@@ -84,6 +84,8 @@ export const settings = {
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
   auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
   auditRetentionSecurityDays: setting('AUDIT_RETENTION_SECURITY_DAYS', undefined, 'Days `security` entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_SECURITY_DAYS', 1, 36_500)),
+  webhookReceivedRetentionDays: setting('WEBHOOK_RECEIVED_RETENTION_DAYS', '7', 'Days the retention job keeps received incoming-webhook events (`GET /v1/webhooks/{id}/received`; duplicates within the window are recognised). At least 7.', integer('WEBHOOK_RECEIVED_RETENTION_DAYS', 7, 7, 3650)),
+  tenantContactRetentionDays: setting('TENANT_CONTACT_RETENTION_DAYS', '30', 'Days after a tenant node is deleted before the retention job clears its `contact_email` and shreds the audit values sealed for it; 0 clears it on the next run.', integer('TENANT_CONTACT_RETENTION_DAYS', 30, 0, 36_500)),
   auditPurgeIntervalMinutes: setting('AUDIT_PURGE_INTERVAL_MINUTES', '60', 'How often the retention job runs; 0 disables it (use `cli audit purge`).', integer('AUDIT_PURGE_INTERVAL_MINUTES', 60, 0, 10_080)),
   tlsCertFile: setting('TLS_CERT_FILE', undefined, 'PEM certificate chain; with `TLS_KEY_FILE` the service serves HTTPS itself (TLS 1.2 minimum).', optionalText),
   tlsKeyFile: setting('TLS_KEY_FILE', undefined, 'PEM private key for `TLS_CERT_FILE`.', optionalText),

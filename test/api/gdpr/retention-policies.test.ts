@@ -33,7 +33,7 @@ describe.each(dialects)('retention policies on %s', (dialect) => {
     token = await h.bearer(tenant, capabilities);
     // The old records are made 40 days ago (the token, issued now, is still unexpired then).
     time = start - 40 * day;
-    const product = await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 1 });
+    const product = await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 10 });
     userOld = String((await post('users', { email: 'old@example.com', first_name: 'Olga' }))._id);
     for (let i = 0; i < 4; i += 1) bookings.push(String((await post('bookings', { product_id: product._id, notes: `n${i}`, ...timeRange }))._id));
     held = bookings[1] ?? '';
