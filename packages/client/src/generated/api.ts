@@ -17,7 +17,7 @@ export interface Problem {
   detail: string;
   /** The request path. */
   instance: string;
-  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
   /** One entry per problem with the request (validation). */
   errors?: Array<{
     field: string;
@@ -27,6 +27,12 @@ export interface Problem {
   blocking_resources?: string[];
   /** On `legal_hold`: ids of the active legal holds that block the delete, erasure or purge. */
   holds?: string[];
+  /** On `capacity_exceeded`: the fewest units free at any instant of the requested interval (not counting the booking itself). */
+  available?: number;
+  /** On `capacity_exceeded`: ids of the overlapping bookings the caller may read. */
+  conflicts?: string[];
+  /** On `invalid_transition`: the statuses the booking may change to from its current one. */
+  allowed?: string[];
 }
 
 /** A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. */
@@ -1129,9 +1135,9 @@ export interface AuditLogsRecord {
   readonly resource?: string;
   /** Affected record. */
   readonly record_id?: string | null;
-  /** Changed fields before (full snapshot on delete). */
+  /** Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly old_values?: Record<string, unknown> | null;
-  /** Changed fields after. */
+  /** Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly new_values?: Record<string, unknown> | null;
 }
 
@@ -1161,9 +1167,9 @@ export interface AuditLogsListItem {
   readonly resource?: string;
   /** Affected record. */
   readonly record_id?: string | null;
-  /** Changed fields before (full snapshot on delete). */
+  /** Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly old_values?: Record<string, unknown> | null;
-  /** Changed fields after. */
+  /** Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly new_values?: Record<string, unknown> | null;
 }
 
