@@ -22,7 +22,8 @@ export function personalDataTable(): string {
         resource.name === 'audit-logs' ? 'sealed per subject; unreadable after erasure'
           : linked.has(resource.name) ? 'erased and exported with the user'
             : retainable(resource) ? 'retention `anonymize` (no user reference)'
-              : 'no user reference: changed through its own update';
+              : resource.tenancy === 'node' ? 'no user reference: its own update while the node lives; cleared `TENANT_CONTACT_RETENTION_DAYS` after the node is deleted'
+                : 'no user reference: changed through its own update';
       return [`| \`${resource.name}\` | \`${name}\` | ${field.gdpr} | ${resource.name === 'audit-logs' ? '—' : `\`${rule}\``} | ${reach} |`];
     }),
   );

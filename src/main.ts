@@ -6,9 +6,8 @@ import { openDatabase } from './db/open-database.js';
 import { chooseEs512Signer } from './security/es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
 import { boundHeapGrowth } from './heap-growth.js';
-import { retentionFromConfig } from './services/audit-retention.js';
 import { systemClock } from './services/clock.js';
-import { startRetentionJob } from './services/retention-job.js';
+import { retentionSettingsFromConfig, startRetentionJob } from './services/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
 
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */
@@ -33,7 +32,7 @@ async function main(): Promise<void> {
     );
   }, 60_000);
   keyReload.unref();
-  const stopRetention = startRetentionJob(database, retentionFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
+  const stopRetention = startRetentionJob(database, retentionSettingsFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
   app.dispatcher.start();
 
   const connections = connectionDrain(app.server.server);

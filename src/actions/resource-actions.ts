@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { notNow } from '../db/direct-read.js';
 import { storedFields } from '../db/schema.js';
-import { readFieldCapability } from '../derive/field-access.js';
+import { hiddenFields } from '../derive/field-access.js';
 import { resourceOperation } from '../derive/openapi/resource-operations.js';
 import { schemaName } from '../derive/openapi/resource-schemas.js';
 import { serializerSchema } from '../derive/response-serializers.js';
@@ -13,7 +13,6 @@ import { pathId } from '../http/path-id.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import type { QueryString } from '../query/list-query.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
-import { hasCapability } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
 import type { ActionDef, ActionInput, HttpMethod } from './action.js';
 
@@ -144,7 +143,8 @@ async function exportRecords(resource: ResourceDef, input: ActionInput, { resour
 
 /** Sensitive columns the caller may not read are left out of the CSV header too. */
 function visibleColumns(resource: ResourceDef, principal: Principal, columns: readonly string[]): readonly string[] {
-  return columns.filter((c) => !resource.fields[c]?.sensitive || hasCapability(principal, readFieldCapability(resource, c)));
+  const hidden = hiddenFields(resource, principal);
+  return columns.filter((c) => !hidden.includes(c));
 }
 
 function pick(record: Record<string, unknown>, fields: readonly string[] | null): Record<string, unknown> {

@@ -1,6 +1,7 @@
 /**
- * Parsers for the OAuth2 login settings (`OAUTH_PROVIDERS`, `OAUTH_REDIRECT_URIS`). Each
- * fails the boot with a message naming the variable, like the parsers in `settings.ts`.
+ * Parsers for the OAuth2 login settings (`OAUTH_PROVIDERS`, `OAUTH_ALLOW_HTTP_ISSUERS`,
+ * `OAUTH_REDIRECT_URIS`). Each fails the boot with a message naming the variable, like the
+ * parsers in `settings.ts`.
  */
 
 /** An external OpenID provider users may sign in with (`docs/oauth-login.md`). */
@@ -17,15 +18,27 @@ const providerId = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const fields = ['id', 'issuer', 'client_id', 'client_secret'];
 
 /**
- * Loopback hosts: the only ones an `http:` issuer or redirect URI may name. openid-client
- * refuses plain http unless told otherwise; a provider on this machine (development, the
- * tests' in-process oidc-provider) is the one case where the traffic never leaves the host.
+ * Loopback hosts: the only ones an `http:` redirect URI may name (RFC 8252 §7.3: the
+ * browser hands the code to an application on the same machine).
  */
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-function issuerOf(name: string, index: number, value: unknown): string {
+/**
+ * `OAUTH_ALLOW_HTTP_ISSUERS`: a development switch that lets a provider be reached over plain
+ * http (a Keycloak in a local container, the tests' in-process oidc-provider). Off, every
+ * issuer must be https: discovery, keys and tokens travelling in clear could be replaced.
+ */
+export function allowHttpIssuers(name: string) {
+  return (raw: string | undefined): boolean => {
+    if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+    if (raw === 'true' || raw === '1') return true;
+    throw new Error(`${name} must be true or false, got "${raw.slice(0, 20)}"`);
+  };
+}
+
+function issuerOf(name: string, index: number, value: unknown, allowHttp: boolean): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${name}[${index}].issuer must be the provider's issuer URL`);
   let url: URL;
   try {
@@ -34,16 +47,20 @@ function issuerOf(name: string, index: number, value: unknown): string {
     throw new Error(`${name}[${index}].issuer "${value.slice(0, 80)}" is not an absolute URL`);
   }
   if (url.search || url.hash || url.username || url.password) throw new Error(`${name}[${index}].issuer must not carry a query, fragment or credentials`);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new Error(`${name}[${index}].issuer must use https (plain http only on a loopback host such as 127.0.0.1), got "${value.slice(0, 80)}"`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) {
+    throw new Error(`${name}[${index}].issuer must use https (plain http only with OAUTH_ALLOW_HTTP_ISSUERS=true, for development), got "${value.slice(0, 80)}"`);
   }
   return value;
 }
 
-/** `OAUTH_PROVIDERS`: a JSON array of `{ id, issuer, client_id, client_secret }`; unset or empty is none. */
+/**
+ * `OAUTH_PROVIDERS`: a JSON array of `{ id, issuer, client_id, client_secret }`; unset or
+ * empty is none. Issuers are https unless `OAUTH_ALLOW_HTTP_ISSUERS` is true.
+ */
 export function oauthProviders(name: string) {
-  return (raw: string | undefined): readonly OAuthProviderConfig[] => {
+  return (raw: string | undefined, env: NodeJS.ProcessEnv): readonly OAuthProviderConfig[] => {
     if (raw === undefined || raw.trim() === '') return Object.freeze([]);
+    const allowHttp = allowHttpIssuers('OAUTH_ALLOW_HTTP_ISSUERS')(env.OAUTH_ALLOW_HTTP_ISSUERS);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -62,7 +79,7 @@ export function oauthProviders(name: string) {
       seen.add(item.id);
       if (typeof item.client_id !== 'string' || item.client_id === '') throw new Error(`${name}[${index}].client_id must be a non-empty string`);
       if (typeof item.client_secret !== 'string' || item.client_secret === '') throw new Error(`${name}[${index}].client_secret must be a non-empty string (use OAUTH_PROVIDERS_FILE to keep it out of the environment)`);
-      return Object.freeze({ id: item.id, issuer: issuerOf(name, index, item.issuer), clientId: item.client_id, clientSecret: item.client_secret });
+      return Object.freeze({ id: item.id, issuer: issuerOf(name, index, item.issuer, allowHttp), clientId: item.client_id, clientSecret: item.client_secret });
     });
     return Object.freeze(providers);
   };

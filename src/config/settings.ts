@@ -2,7 +2,7 @@
  * Every environment variable the service reads: name, default, meaning and parser.
  * The README's configuration table is checked against this list by a test.
  */
-import { oauthProviders, oauthRedirectUris } from './oauth-parsers.js';
+import { allowHttpIssuers, oauthProviders, oauthRedirectUris } from './oauth-parsers.js';
 import { cidrList, optionalSecret, optionalTimestamp, optionalUri, uriList } from './security-parsers.js';
 
 export interface Setting<T> {
@@ -84,6 +84,8 @@ export const settings = {
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
   auditRetentionDataDays: setting('AUDIT_RETENTION_DATA_DAYS', undefined, 'Days `data` (change) entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_DATA_DAYS', 1, 36_500)),
   auditRetentionSecurityDays: setting('AUDIT_RETENTION_SECURITY_DAYS', undefined, 'Days `security` entries are kept; default `AUDIT_RETENTION_DAYS`.', optionalInteger('AUDIT_RETENTION_SECURITY_DAYS', 1, 36_500)),
+  webhookReceivedRetentionDays: setting('WEBHOOK_RECEIVED_RETENTION_DAYS', '7', 'Days the retention job keeps received incoming-webhook events (`GET /v1/webhooks/{id}/received`; duplicates within the window are recognised). At least 7.', integer('WEBHOOK_RECEIVED_RETENTION_DAYS', 7, 7, 3650)),
+  tenantContactRetentionDays: setting('TENANT_CONTACT_RETENTION_DAYS', '30', 'Days after a tenant node is deleted before the retention job clears its `contact_email` and shreds the audit values sealed for it; 0 clears it on the next run.', integer('TENANT_CONTACT_RETENTION_DAYS', 30, 0, 36_500)),
   auditPurgeIntervalMinutes: setting('AUDIT_PURGE_INTERVAL_MINUTES', '60', 'How often the retention job runs; 0 disables it (use `cli audit purge`).', integer('AUDIT_PURGE_INTERVAL_MINUTES', 60, 0, 10_080)),
   tlsCertFile: setting('TLS_CERT_FILE', undefined, 'PEM certificate chain; with `TLS_KEY_FILE` the service serves HTTPS itself (TLS 1.2 minimum).', optionalText),
   tlsKeyFile: setting('TLS_KEY_FILE', undefined, 'PEM private key for `TLS_CERT_FILE`.', optionalText),
@@ -117,7 +119,8 @@ export const settings = {
   otpDailySmsLimit: setting('OTP_DAILY_SMS_LIMIT', '10000', 'SMS one-time passwords per UTC day for the whole deployment; past it sign-in by SMS answers 429 `daily_limit_reached`.', integer('OTP_DAILY_SMS_LIMIT', 10_000, 0, 100_000_000)),
   otpDailyEmailLimit: setting('OTP_DAILY_EMAIL_LIMIT', '50000', 'E-mail one-time passwords per UTC day for the whole deployment; past it sign-in by e-mail answers 429 `daily_limit_reached`.', integer('OTP_DAILY_EMAIL_LIMIT', 50_000, 0, 100_000_000)),
   dataKey: setting('DATA_KEY', undefined, 'Key (base64 of 32 bytes) that encrypts TOTP secrets and keys one-time-code hashes; use `DATA_KEY_FILE`. Unset: generated once into `DATA_DIR/data-key` (mode 0600); every instance must share it.', optionalSecret('DATA_KEY', 32)),
-  oauthProviders: setting('OAUTH_PROVIDERS', undefined, 'External OpenID providers for user sign-in: a JSON array of `{ "id", "issuer", "client_id", "client_secret" }` (use `OAUTH_PROVIDERS_FILE` for the secrets). Issuers must be https (http only on a loopback host). See docs/oauth-login.md.', oauthProviders('OAUTH_PROVIDERS')),
+  oauthProviders: setting('OAUTH_PROVIDERS', undefined, 'External OpenID providers for user sign-in: a JSON array of `{ "id", "issuer", "client_id", "client_secret" }` (use `OAUTH_PROVIDERS_FILE` for the secrets). Issuers must be https (plain http only with `OAUTH_ALLOW_HTTP_ISSUERS`). See docs/oauth-login.md.', oauthProviders('OAUTH_PROVIDERS')),
+  oauthAllowHttpIssuers: setting('OAUTH_ALLOW_HTTP_ISSUERS', 'false', 'Development only: accept `http://` issuers in `OAUTH_PROVIDERS` (discovery, keys and tokens then travel unprotected). Off, every issuer must be https.', allowHttpIssuers('OAUTH_ALLOW_HTTP_ISSUERS')),
   oauthRedirectUris: setting('OAUTH_REDIRECT_URIS', undefined, 'Comma-separated URIs an OAuth login may return to with its one-time code, matched as exact strings (no prefix, no wildcard); required with `OAUTH_PROVIDERS`.', oauthRedirectUris('OAUTH_REDIRECT_URIS')),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;

@@ -61,4 +61,10 @@ for (const resource of resources) {
     relationsByParent.set(def.references, list);
   }
 }
+for (const resource of resources) {
+  for (const [field, def] of Object.entries(resource.fields)) {
+    if (def.valuesOf === undefined) continue;
+    if (def.type !== 'object' || resource.fields[def.valuesOf]?.type !== 'string') throw new Error(`${resource.name}.${field}: valuesOf needs an object field and a string field naming the resource`);
+  }
+}
 if (resources.length !== 13) throw new Error('the service exposes exactly 13 resources');

@@ -67,6 +67,13 @@ export interface FieldDef {
   readonly gdpr: GdprClass;
   /** Sensitive fields need `<resource>:read:<field>` / `<resource>:write:<field>`. */
   readonly sensitive?: boolean;
+  /**
+   * `object` fields only: the value holds fields of a record of the resource named by this
+   * sibling field (an audit entry's `old_values` of the resource in `resource`). Reading it
+   * hides that resource's sensitive fields like a read of the record would
+   * (`hideFields`, `src/derive/field-access.ts`).
+   */
+  readonly valuesOf?: string;
   /** What erasure does to this field; the default derives from `gdpr` (`src/derive/erasure.ts`). */
   readonly erasure?: ErasureAction;
 }

@@ -6,7 +6,7 @@ import { newId, runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
-import { readFieldCapability, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
+import { hideFields, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
 import { assertNotHeld } from '../gdpr/legal-holds.js';
@@ -158,43 +158,27 @@ export class ResourceService {
     if (cache) await unit.invalidate(cache, id);
   }
 
-  /** API form of rows: computed fields added, sensitive fields the caller may not see removed. */
+  /**
+   * API form of rows: computed fields added, sensitive fields the caller may not see removed
+   * (also from audited values, `hideFields`).
+   */
   async presentMany(resource: ResourceDef, principal: Principal, rows: readonly Row[], unit?: UnitOfWork): Promise<ApiRecord[]> {
     const records = rows.map((row) => rowToRecord(resource, this.database.dialect, row));
     const hooks = this.hooks[resource.name];
     if (hooks?.expand && records.length > 0) await hooks.expand(unit?.trx ?? this.database.db, this.database.dialect, records);
-    const hidden = hiddenFields(resource, principal);
-    if (hidden.length > 0) for (const record of records) for (const field of hidden) delete record[field];
+    for (const record of records) hideFields(resource, principal, record);
     return records;
   }
 
   /** {@link presentMany} of one row of a resource without an expand hook. */
   private presentOne(resource: ResourceDef, principal: Principal, row: Row): ApiRecord {
-    const record = rowToRecord(resource, this.database.dialect, row);
-    for (const field of hiddenFields(resource, principal)) delete record[field];
-    return record;
+    return hideFields(resource, principal, rowToRecord(resource, this.database.dialect, row));
   }
 
   private async present(resource: ResourceDef, principal: Principal, row: Row, unit?: UnitOfWork): Promise<ApiRecord> {
     const [record] = await this.presentMany(resource, principal, [row], unit);
     return record ?? {};
   }
-}
-
-/** Sensitive fields of each resource hidden from a capability set (the same set object serves every request of a token). */
-const hiddenByCapabilities = new WeakMap<ReadonlySet<string>, Map<ResourceDef, readonly string[]>>();
-
-/** The sensitive fields of `resource` the principal may not read. */
-function hiddenFields(resource: ResourceDef, principal: Principal): readonly string[] {
-  if (principal.unrestricted || sensitiveFields(resource).length === 0) return [];
-  let byResource = hiddenByCapabilities.get(principal.capabilities);
-  if (!byResource) hiddenByCapabilities.set(principal.capabilities, (byResource = new Map()));
-  let hidden = byResource.get(resource);
-  if (!hidden) {
-    hidden = Object.freeze(sensitiveFields(resource).filter((field) => !hasCapability(principal, readFieldCapability(resource, field))));
-    byResource.set(resource, hidden);
-  }
-  return hidden;
 }
 
 /** The tenant node a new record belongs to: the scope's node; the root only where allowed. */

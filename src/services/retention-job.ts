@@ -5,19 +5,51 @@ import type { Clock } from './clock.js';
 import { JobLeases } from './job-lease.js';
 import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
 import { purgeExpiredAudit } from './audit-retention.js';
+import { clearDeletedTenantContacts } from '../gdpr/tenant-contacts.js';
 import { purgeReceivedEvents } from '../webhooks/received-retention.js';
+import { retentionFromConfig } from './audit-retention.js';
 import type { RetentionDays } from './audit-retention.js';
+import type { Config } from '../config/config.js';
+
+/** How long each kind of stored data is kept (from the configuration). */
+export interface RetentionSettings {
+  /** Audit entries per category (`AUDIT_RETENTION_*`). */
+  readonly audit: RetentionDays;
+  /** Received incoming-webhook events (`WEBHOOK_RECEIVED_RETENTION_DAYS`). */
+  readonly receivedWebhookDays: number;
+  /** Days after a tenant node's deletion before its contact is erased (`TENANT_CONTACT_RETENTION_DAYS`). */
+  readonly tenantContactDays: number;
+}
+
+export function retentionSettingsFromConfig(config: Pick<Config, 'auditRetentionDays' | 'auditRetentionDataDays' | 'auditRetentionSecurityDays' | 'webhookReceivedRetentionDays' | 'tenantContactRetentionDays'>): RetentionSettings {
+  return { audit: retentionFromConfig(config), receivedWebhookDays: config.webhookReceivedRetentionDays, tenantContactDays: config.tenantContactRetentionDays };
+}
 
 /**
- * Runs the audit retention purge, then the retention policies (`retention-policies`), and
- * drops idempotency keys past their 24 h window and received webhook event ids past their
- * 30 days, every `intervalMinutes` (and once shortly after start). A run never overlaps
- * the previous one, and across instances sharing the
- * database only the holder of the interval's lease runs; failures are logged and retried
- * next time.
+ * One run of the retention job: the audit retention purge, idempotency keys past their
+ * 24 h window, received webhook events past `WEBHOOK_RECEIVED_RETENTION_DAYS`, contacts of
+ * tenant nodes deleted longer ago than `TENANT_CONTACT_RETENTION_DAYS`, then the retention
+ * policies (`retention-policies`).
+ */
+export async function runRetention(database: Database, retention: RetentionSettings, clock: Clock, log: FastifyBaseLogger): Promise<void> {
+  const report = await purgeExpiredAudit(database, retention.audit, clock.now(), {
+    onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
+  });
+  const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
+  const receivedWebhookEvents = await purgeReceivedEvents(database, clock.now(), retention.receivedWebhookDays);
+  const tenantContacts = await clearDeletedTenantContacts(database, clock, retention.tenantContactDays);
+  log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents, tenantContacts }, 'audit retention run finished');
+  const policies = await applyRetentionPolicies(database, clock);
+  if (policies.length > 0) log.info({ policies }, 'retention policies applied');
+}
+
+/**
+ * Runs {@link runRetention} every `intervalMinutes` (and once shortly after start). A run
+ * never overlaps the previous one, and across instances sharing the database only the
+ * holder of the interval's lease runs; failures are logged and retried next time.
  * Returns a stop function for graceful shutdown.
  */
-export function startRetentionJob(database: Database, retention: RetentionDays, intervalMinutes: number, clock: Clock, log: FastifyBaseLogger): () => Promise<void> {
+export function startRetentionJob(database: Database, retention: RetentionSettings, intervalMinutes: number, clock: Clock, log: FastifyBaseLogger): () => Promise<void> {
   if (intervalMinutes <= 0) {
     log.info('audit retention job disabled (AUDIT_PURGE_INTERVAL_MINUTES=0)');
     return async () => undefined;
@@ -34,14 +66,7 @@ export function startRetentionJob(database: Database, retention: RetentionDays, 
           log.debug('audit retention run skipped: another instance holds this interval');
           return;
         }
-        const report = await purgeExpiredAudit(database, retention, clock.now(), {
-          onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
-        });
-        const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
-        const receivedWebhookEvents = await purgeReceivedEvents(database, clock.now());
-        log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents }, 'audit retention run finished');
-        const policies = await applyRetentionPolicies(database, clock);
-        if (policies.length > 0) log.info({ policies }, 'retention policies applied');
+        await runRetention(database, retention, clock, log);
       } catch (error) {
         log.error({ err: error }, 'audit retention run failed');
       } finally {

@@ -13,9 +13,11 @@ export interface OAuthProvider {
 
 /**
  * The configured external OpenID providers. Discovery runs on first use and its result is
- * kept; a failed discovery is not kept, so the next sign-in tries again. Plain-http issuers
- * are only accepted on loopback hosts (checked at boot, `config/oauth-parsers.ts`): for
- * those, and only those, openid-client's https-only rule is lifted.
+ * kept; a failed discovery is not kept, so the next sign-in tries again. Every ID token's
+ * signature is verified against the provider's `jwks_uri` (openid-client's non-repudiation
+ * checks; without them it trusts a token-endpoint ID token on TLS alone). Plain-http issuers
+ * exist only with `OAUTH_ALLOW_HTTP_ISSUERS=true` (checked at boot, `config/oauth-parsers.ts`):
+ * for those, and only those, openid-client's https-only rule is lifted.
  */
 export class OAuthProviders {
   private readonly byId: ReadonlyMap<string, OAuthProviderConfig>;
@@ -57,8 +59,8 @@ function discover(settings: OAuthProviderConfig): Promise<oidc.Configuration> {
   const insecure = new URL(settings.issuer).protocol === 'http:';
   return oidc.discovery(new URL(settings.issuer), settings.clientId, { client_secret: settings.clientSecret }, oidc.ClientSecretBasic(settings.clientSecret), {
     timeout: timeoutSeconds,
-    // Loopback issuers only (see above).
-    ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+    // http issuers only with OAUTH_ALLOW_HTTP_ISSUERS (see above); signatures always.
+    execute: insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
   });
 }
 

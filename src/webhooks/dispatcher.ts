@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
-import { getResource } from '../registry/index.js';
+import { capabilityFreeReader, hideFields } from '../derive/field-access.js';
+import { findResource, getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import { asSystem } from '../security/principal.js';
 import type { Clock } from '../services/clock.js';
@@ -152,7 +153,7 @@ export class WebhookDispatcher {
         const reached = ancestors;
         const interested = subscribers.filter((hook) => hook.events.includes(event.type) && reached.has(hook.tenant_id ?? 'system'));
         if (interested.length === 0) continue;
-        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: dialect.fromDb('object', event.data) });
+        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: receiverView(event.resource, dialect.fromDb('object', event.data)) });
         for (const hook of interested) rows.push(this.delivery(hook, event._id, event.type, payload, now));
       }
       for (let i = 0; i < rows.length; i += insertChunk) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + insertChunk)).execute();
@@ -297,4 +298,16 @@ export class WebhookDispatcher {
       await unit.update(webhooks, row, String(row.etag), { active: false });
     });
   }
+}
+
+/**
+ * The record as a webhook receiver sees it: a webhook has no capabilities of its own (its
+ * receiver proves nothing but the signing secret), so every sensitive field is left out,
+ * whoever created the webhook (docs/webhooks.md). Decided once, at fan-out: the stored
+ * delivery, its retries and the deliveries list never hold more.
+ */
+function receiverView(resourceName: string, data: unknown): unknown {
+  const resource = findResource(resourceName);
+  if (!resource || data === null || typeof data !== 'object') return data;
+  return hideFields(resource, capabilityFreeReader, { ...(data as Record<string, unknown>) });
 }

@@ -1,11 +1,13 @@
 import type { Database } from '../db/dialect.js';
 
 /**
- * How long a received event id is remembered: a redelivery within this window is answered
- * as a duplicate. CONTRACT.md asks for at least 7 days; senders retry for up to 3 days
- * (Stripe) or about a day (Standard Webhooks senders), so 30 days leaves ample room.
+ * How long a received event is kept by default (`WEBHOOK_RECEIVED_RETENTION_DAYS`): a
+ * redelivery within this window is answered as a duplicate. CONTRACT.md asks for at least
+ * 7 days, which also covers the senders' retries (Stripe up to 3 days, Standard Webhooks
+ * senders about a day); the rows name the sender's events and their outcome, so they are
+ * kept no longer than that.
  */
-export const receivedRetentionDays = 30;
+export const receivedRetentionDays = 7;
 
 /**
  * Deletes received-event rows older than the window. The retention job calls it every

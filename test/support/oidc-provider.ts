@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import { Provider } from 'oidc-provider';
@@ -22,7 +23,35 @@ export interface TestOidcProvider {
    * returns that URL.
    */
   authorize(authorizationUrl: string, returnTo: string): Promise<string>;
+  /**
+   * Rewrites the `id_token` of the token endpoint's answers (a man in the middle, or a
+   * provider that signs badly) until called with `null`.
+   */
+  tamperIdToken(rewrite: ((idToken: string) => Promise<string> | string) | null): void;
+  /** Public JWKs the provider's `jwks_uri` publishes besides its own signing key (a key rotation). */
+  publishKeys(keys: readonly Record<string, unknown>[]): void;
   close(): Promise<void>;
+}
+
+/** Replaces the body a Koa response ends with (one `end(body)` call, headers not yet sent). */
+function rewriteBody(res: ServerResponse, rewrite: (body: string) => Promise<string>): void {
+  const end = res.end.bind(res);
+  const patched = (chunk?: unknown): ServerResponse => {
+    const text = Buffer.isBuffer(chunk) ? chunk.toString('utf8') : typeof chunk === 'string' ? chunk : '';
+    void rewrite(text).then(
+      (body) => {
+        res.setHeader('content-length', Buffer.byteLength(body));
+        end(body);
+      },
+      (error: unknown) => {
+        res.statusCode = 500;
+        res.setHeader('content-length', Buffer.byteLength(String(error)));
+        end(String(error));
+      },
+    );
+    return res;
+  };
+  res.end = patched as ServerResponse['end'];
 }
 
 /**
@@ -41,6 +70,8 @@ export async function startOidcProvider(options: {
   const clientId = 'booking-service';
   const clientSecret = 'test-client-secret-of-sufficient-length';
   let next: string = 'deny';
+  let idTokenRewrite: ((idToken: string) => Promise<string> | string) | null = null;
+  let extraKeys: readonly Record<string, unknown>[] = [];
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -59,6 +90,21 @@ export async function startOidcProvider(options: {
   });
   const handle = provider.callback();
   server.on('request', (req, res) => {
+    const rewrite = idTokenRewrite;
+    if (req.url === '/token' && rewrite) {
+      rewriteBody(res, async (body) => {
+        const answer = JSON.parse(body) as Record<string, unknown>;
+        if (typeof answer.id_token === 'string') answer.id_token = await rewrite(answer.id_token);
+        return JSON.stringify(answer);
+      });
+    }
+    if (req.url === '/jwks' && extraKeys.length > 0) {
+      const keys = extraKeys;
+      rewriteBody(res, (body) => {
+        const jwks = JSON.parse(body) as { keys: unknown[] };
+        return Promise.resolve(JSON.stringify({ keys: [...jwks.keys, ...keys] }));
+      });
+    }
     if (!req.url?.startsWith('/interaction/')) return handle(req, res);
     void (async () => {
       const details = await provider.interactionDetails(req, res);
@@ -100,6 +146,12 @@ export async function startOidcProvider(options: {
         if (url.startsWith(returnTo)) return url;
       }
       throw new Error('too many redirects at the provider');
+    },
+    tamperIdToken(rewrite) {
+      idTokenRewrite = rewrite;
+    },
+    publishKeys(keys) {
+      extraKeys = keys;
     },
     close() {
       server.closeAllConnections();

@@ -18,7 +18,7 @@ describe.each(dialects)('audit trail on %s', (dialect) => {
     h = await createHarness(dialect);
     tenantA = await h.tenant('A');
     const tenantB = await h.tenant('B');
-    const a = await h.client(tenantA, [...crud('products'), ...auditCaps, ...crud('users'), 'users:write:date_of_birth', 'users:write:email', 'users:read:email']);
+    const a = await h.client(tenantA, [...crud('products'), ...auditCaps, ...crud('users'), 'users:write:date_of_birth', 'users:read:date_of_birth', 'users:write:email', 'users:read:email']);
     clientA = a.clientId;
     tokenA = await h.token(a);
     tokenB = await h.bearer(tenantB, auditCaps);
@@ -73,6 +73,10 @@ describe.each(dialects)('audit trail on %s', (dialect) => {
     const [entry] = await entriesFor(res.json()._id as string);
     expect((entry?.new_values as Record<string, unknown>).date_of_birth).toBe('[redacted]');
     expect((entry?.new_values as Record<string, unknown>).email).toBe('a@example.com');
+    // A reader without users:read:date_of_birth does not even see that the field was set.
+    const [unprivileged] = await entriesFor(res.json()._id as string, await h.bearer(tenantA, auditCaps));
+    expect(unprivileged?.new_values).not.toHaveProperty('date_of_birth');
+    expect(unprivileged?.new_values).not.toHaveProperty('email');
   });
 
   it('has no update or delete route, and storage refuses changes too', async () => {

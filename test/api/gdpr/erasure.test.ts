@@ -75,7 +75,9 @@ describe.each(dialects)('erasure by depersonalisation on %s', (dialect) => {
     ids.consents.push(String((await post('consents', { user_id: ids.user, purpose: 'marketing_email', granted: false, source: personal.source, policy_version: '2026-03' }))._id));
     await h.app.dispatcher.runOnce();
     const bodies = await h.database.db.selectFrom('webhook_deliveries').select('payload').execute();
-    expect(leaks(JSON.stringify(bodies)).sort()).toEqual([...values].sort());
+    // Every personal value but the sensitive fields, which no webhook payload carries (docs/webhooks.md).
+    const sensitive: readonly string[] = [personal.email, personal.phone, personal.birth];
+    expect(leaks(JSON.stringify(bodies)).sort()).toEqual(values.filter((v) => !sensitive.includes(v)).sort());
   });
   afterAll(() => h.close());
 

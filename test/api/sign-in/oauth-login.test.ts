@@ -49,7 +49,7 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
       { id: 'local', issuer: provider.issuer, client_id: provider.clientId, client_secret: provider.clientSecret },
       { id: 'direct', issuer: direct.issuer, client_id: direct.clientId, client_secret: direct.clientSecret },
     ]);
-    h = await createHarness(dialect, { clock: { now: () => Date.now() + offset }, env: { OAUTH_PROVIDERS: providers, OAUTH_REDIRECT_URIS: `${app},${appCallback},${appWithQuery}` } });
+    h = await createHarness(dialect, { clock: { now: () => Date.now() + offset }, env: { OAUTH_PROVIDERS: providers, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_REDIRECT_URIS: `${app},${appCallback},${appWithQuery}` } });
     tenantA = await h.tenant('Tenant A');
     tenantB = await h.tenant('Tenant B');
     const directory = new TenantDirectory(h.database);
@@ -337,12 +337,16 @@ describe('OAuth settings', () => {
   const base = { DATA_DIR: '/tmp/x' };
   const provider = (overrides: Record<string, unknown> = {}) => JSON.stringify([{ id: 'google', issuer: 'https://accounts.google.com', client_id: 'id', client_secret: 'secret', ...overrides }]);
 
-  it('accepts https issuers, loopback http issuers and exact redirect URIs; reads OAUTH_PROVIDERS_FILE', () => {
+  it('accepts https issuers, http issuers only with OAUTH_ALLOW_HTTP_ISSUERS, and exact redirect URIs; reads OAUTH_PROVIDERS_FILE', () => {
     const config = loadConfig({ ...base, OAUTH_PROVIDERS: provider(), OAUTH_REDIRECT_URIS: 'https://app.example/cb, http://127.0.0.1:8080/cb,com.example.app:/cb' });
     expect(config.oauthProviders).toEqual([{ id: 'google', issuer: 'https://accounts.google.com', clientId: 'id', clientSecret: 'secret' }]);
     expect(config.oauthRedirectUris).toEqual(['https://app.example/cb', 'http://127.0.0.1:8080/cb', 'com.example.app:/cb']);
     expect(Object.isFrozen(config.oauthProviders)).toBe(true);
-    expect(loadConfig({ ...base, OAUTH_PROVIDERS: provider({ issuer: 'http://localhost:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' }).oauthProviders[0]?.issuer).toBe('http://localhost:8080/realms/x');
+    expect(config.oauthAllowHttpIssuers).toBe(false);
+    const development = loadConfig({ ...base, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_PROVIDERS: provider({ issuer: 'http://localhost:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' });
+    expect(development.oauthProviders[0]?.issuer).toBe('http://localhost:8080/realms/x');
+    expect(development.oauthAllowHttpIssuers).toBe(true);
+    expect(loadConfig({ ...base, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_PROVIDERS: provider({ issuer: 'http://keycloak:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' }).oauthProviders[0]?.issuer).toBe('http://keycloak:8080/realms/x');
     const fromFile = loadConfig({ ...base, OAUTH_PROVIDERS_FILE: '/secrets/oauth.json', OAUTH_REDIRECT_URIS: 'https://a.example' }, () => provider({ id: 'entra' }));
     expect(fromFile.oauthProviders[0]?.id).toBe('entra');
     expect(loadConfig(base).oauthProviders).toEqual([]);
@@ -353,6 +357,11 @@ describe('OAuth settings', () => {
       [{ OAUTH_PROVIDERS: '{', OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS must be a JSON array/],
       [{ OAUTH_PROVIDERS: '{}', OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS must be a JSON array/],
       [{ OAUTH_PROVIDERS: provider({ issuer: 'http://idp.example' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS\[0\]\.issuer must use https/],
+      // A loopback issuer is no exception any more: plain http needs the development switch.
+      [{ OAUTH_PROVIDERS: provider({ issuer: 'http://127.0.0.1:8080' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS\[0\]\.issuer must use https \(plain http only with OAUTH_ALLOW_HTTP_ISSUERS=true/],
+      [{ OAUTH_PROVIDERS: provider({ issuer: 'http://localhost:8080' }), OAUTH_ALLOW_HTTP_ISSUERS: 'false', OAUTH_REDIRECT_URIS: 'https://a.example' }, /issuer must use https/],
+      [{ OAUTH_PROVIDERS: provider({ issuer: 'ftp://idp.example' }), OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_REDIRECT_URIS: 'https://a.example' }, /issuer must use https/],
+      [{ OAUTH_ALLOW_HTTP_ISSUERS: 'yes' }, /OAUTH_ALLOW_HTTP_ISSUERS must be true or false/],
       [{ OAUTH_PROVIDERS: provider({ issuer: 'https://idp.example/?x=1' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /must not carry a query/],
       [{ OAUTH_PROVIDERS: provider({ id: 'Bad Id' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS\[0\]\.id/],
       [{ OAUTH_PROVIDERS: provider({ client_secret: '' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /client_secret/],

@@ -1135,9 +1135,9 @@ export interface AuditLogsRecord {
   readonly resource?: string;
   /** Affected record. */
   readonly record_id?: string | null;
-  /** Changed fields before (full snapshot on delete). */
+  /** Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly old_values?: Record<string, unknown> | null;
-  /** Changed fields after. */
+  /** Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly new_values?: Record<string, unknown> | null;
 }
 
@@ -1167,9 +1167,9 @@ export interface AuditLogsListItem {
   readonly resource?: string;
   /** Affected record. */
   readonly record_id?: string | null;
-  /** Changed fields before (full snapshot on delete). */
+  /** Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly old_values?: Record<string, unknown> | null;
-  /** Changed fields after. */
+  /** Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability. */
   readonly new_values?: Record<string, unknown> | null;
 }
 
