@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   const app = await buildApp(config, { database, keys });
   const log = app.server.log;
   log.info({ storage: database.dialect.name, migrationsApplied: report.applied, ...(heapGrowth ? { v8Flags: [heapGrowth] } : {}) }, 'database ready');
+  for (const warning of (await database.startupWarnings?.()) ?? []) log.warn({ storage: database.dialect.name }, warning);
   if (fallbackReason === undefined) log.info({ es512Signer: signer.name }, `access tokens signed by ${signer.description}`);
   else log.warn({ es512Signer: signer.name, reason: fallbackReason }, `access tokens signed by ${signer.description}, the slower fallback`);
   // Another process (the CLI, another instance) may rotate the key file: pick it up.

@@ -54,6 +54,7 @@ export const settings = {
   publicUrl: setting('PUBLIC_URL', 'http://localhost:$PORT', 'Origin clients reach the service at; the issuer is `{PUBLIC_URL}/v1` and assertions must use `{PUBLIC_URL}/v1/auth/token` as `aud`.', optionalText),
   dataDir: setting('DATA_DIR', './data', 'Directory for the embedded SQLite database and generated signing keys.', (raw) => optionalText(raw) ?? './data'),
   databaseUrl: setting('DATABASE_URL', undefined, '`postgres://…` switches storage to PostgreSQL; unset uses SQLite in `DATA_DIR`.', optionalText),
+  databaseDirectUrl: setting('DATABASE_DIRECT_URL', '$DATABASE_URL', 'A `postgres://…` URL straight to the server, for LISTEN (cache invalidation between instances) and migrations. Set it when `DATABASE_URL` goes through PgBouncer in transaction mode: the pool then keeps no session state (docs/operations.md, "Through PgBouncer").', (raw, env) => optionalText(raw) ?? optionalText(env.DATABASE_URL)),
   dbPoolSize: setting('DB_POOL_SIZE', '10', 'PostgreSQL connection pool size.', integer('DB_POOL_SIZE', 10, 1, 1000)),
   dbStatementTimeoutMs: setting('DB_STATEMENT_TIMEOUT_MS', '5000', 'PostgreSQL statement timeout (bounds `$regex` and any runaway query).', integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000)),
   logLevel: setting('LOG_LEVEL', 'info', 'pino log level (`fatal` … `trace`, or `silent`).', (raw) => {
