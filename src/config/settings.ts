@@ -120,6 +120,18 @@ export const settings = {
   dataKey: setting('DATA_KEY', undefined, 'Key (base64 of 32 bytes) that encrypts TOTP secrets and keys one-time-code hashes; use `DATA_KEY_FILE`. Unset: generated once into `DATA_DIR/data-key` (mode 0600); every instance must share it.', optionalSecret('DATA_KEY', 32)),
   oauthProviders: setting('OAUTH_PROVIDERS', undefined, 'External OpenID providers for user sign-in: a JSON array of `{ "id", "issuer", "client_id", "client_secret" }` (use `OAUTH_PROVIDERS_FILE` for the secrets). Issuers must be https (http only on a loopback host). See docs/oauth-login.md.', oauthProviders('OAUTH_PROVIDERS')),
   oauthRedirectUris: setting('OAUTH_REDIRECT_URIS', undefined, 'Comma-separated URIs an OAuth login may return to with its one-time code, matched as exact strings (no prefix, no wildcard); required with `OAUTH_PROVIDERS`.', oauthRedirectUris('OAUTH_REDIRECT_URIS')),
+  otelExporterOtlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, 'OTLP/HTTP collector base URL (`http://collector:4318`): traces go to `{URL}/v1/traces` as JSON, one span per request with its action, tenant and principal type, child spans per transaction and webhook delivery; `traceparent` is continued and sent on webhooks. `OTEL_EXPORTER_OTLP_HEADERS` adds headers. Unset: no tracing, and OpenTelemetry is not loaded.', (raw) => {
+    const value = optionalText(raw);
+    if (value === undefined) return undefined;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT "${value}" is not an absolute URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be http(s)');
+    return value;
+  }),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 
