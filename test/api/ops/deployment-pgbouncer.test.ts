@@ -251,6 +251,8 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     const [a, b] = both();
     const bearer = await token('writer', a);
     const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+    // Events of earlier tests fanned out first, so only this test's products reach the hook.
+    await eventually('the outbox to drain', async () => ((await direct.query<{ n: number }>('select count(*)::int as n from outbox_events where dispatched_at is null')).rows[0]?.n === 0 ? true : undefined), 10_000);
     const hook = await send(`${a.origin}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiverUrl, events: ['products.created'] }) });
     expect(hook.status).toBe(201);
     const count = 40;
@@ -260,7 +262,12 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
       const { rows } = await direct.query<{ status: string; attempts: number; _id: string }>(`select _id, status, attempts from webhook_deliveries where webhook_id = $1`, [hook.body._id]);
       return rows.length === count && rows.every((row) => row.status === 'succeeded') ? rows : undefined;
     };
-    const deliveries = await eventually('every delivery to succeed', settled, 15_000);
+    const deliveries = await eventually('every delivery to succeed', settled, 15_000).catch(async (error: unknown) => {
+      // What the dispatchers saw, to tell a slow receiver from a failed claim.
+      const { rows } = await direct.query(`select status, attempts, last_error, count(*)::int as n from webhook_deliveries group by 1, 2, 3`);
+      const logged = instances.flatMap((instance) => logLines(instance.stdout()).filter((line) => (line.level ?? 0) >= 40));
+      throw new Error(`${String(error)}\ndeliveries: ${JSON.stringify(rows)}\nlogged: ${JSON.stringify(logged).slice(0, 3000)}\nreceived: ${hits.length}`);
+    });
     await until(() => hits.length >= count, 'the receiver to see every delivery', 5000);
     expect(deliveries.map((row) => row.attempts)).toEqual(Array.from({ length: count }, () => 1));
     const perDelivery = new Map<string, number>();
