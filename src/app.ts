@@ -20,6 +20,7 @@ import { RouteCatalogue } from './http/route-catalogue.js';
 import { loggerOptions, redactedPaths } from './observability/logger-options.js';
 import { Metrics } from './observability/metrics.js';
 import { packageInfo } from './observability/package-info.js';
+import type { Tracing } from './observability/tracing.js';
 import { RequestLogController } from './observability/log-controller.js';
 import { lazyChildLogger } from './observability/lazy-request-logger.js';
 import { installRequestMetrics } from './observability/request-metrics.js';
@@ -74,6 +75,8 @@ export interface AppDeps {
   readonly readFile?: (path: string) => string;
   /** Where the built administration console is (default: `dist/admin` of the package). */
   readonly adminDir?: string;
+  /** Request spans (`startTracing`); unset, requests are not traced. */
+  readonly tracing?: Tracing;
   /** Counts rate-limit refusals (metrics). */
   readonly onRateLimited?: (group: RateLimitName) => void;
 }
@@ -117,6 +120,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     onConstructorPoisoning: 'error',
     frameworkErrors,
   });
+  // Before every other hook: the request's span is active through all of them.
+  deps.tracing?.instrument(server);
   const state = { shuttingDown: false };
   const startedAt = clock.now();
   const metrics = new Metrics({

@@ -6,6 +6,8 @@ import { openDatabase } from './db/open-database.js';
 import { chooseEs512Signer } from './security/es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
 import { boundHeapGrowth } from './heap-growth.js';
+import { packageInfo } from './observability/package-info.js';
+import { startTracing } from './observability/tracing.js';
 import { systemClock } from './services/clock.js';
 import { retentionSettingsFromConfig, startRetentionJob } from './services/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
@@ -19,9 +21,13 @@ async function main(): Promise<void> {
   // ES512_SIGNER=libcrypto without a usable system library stops the boot here.
   const { signer, fallbackReason } = await chooseEs512Signer(config.es512Signer);
   const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000), signer);
-  const app = await buildApp(config, { database, keys });
+  const info = packageInfo();
+  const tracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: info.name, serviceVersion: info.version });
+  const app = await buildApp(config, { database, keys, ...(tracing ? { tracing } : {}) });
   const log = app.server.log;
+  if (tracing) log.info({ endpoint: config.otelExporterOtlpEndpoint }, 'traces exported over OTLP/HTTP');
   log.info({ storage: database.dialect.name, migrationsApplied: report.applied, ...(heapGrowth ? { v8Flags: [heapGrowth] } : {}) }, 'database ready');
+  for (const warning of (await database.startupWarnings?.()) ?? []) log.warn({ storage: database.dialect.name }, warning);
   if (fallbackReason === undefined) log.info({ es512Signer: signer.name }, `access tokens signed by ${signer.description}`);
   else log.warn({ es512Signer: signer.name, reason: fallbackReason }, `access tokens signed by ${signer.description}, the slower fallback`);
   // Another process (the CLI, another instance) may rotate the key file: pick it up.
@@ -53,6 +59,7 @@ async function main(): Promise<void> {
       // Stop listening first: a purge run still going must not keep the port accepting.
       await Promise.all([app.server.close(), stopRetention(), app.dispatcher.stop()]);
       await database.close();
+      await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'last spans not exported'));
       log.info('shutdown complete');
       process.exit(0);
     } catch (error) {

@@ -54,6 +54,7 @@ export const settings = {
   publicUrl: setting('PUBLIC_URL', 'http://localhost:$PORT', 'Origin clients reach the service at; the issuer is `{PUBLIC_URL}/v1` and assertions must use `{PUBLIC_URL}/v1/auth/token` as `aud`.', optionalText),
   dataDir: setting('DATA_DIR', './data', 'Directory for the embedded SQLite database and generated signing keys.', (raw) => optionalText(raw) ?? './data'),
   databaseUrl: setting('DATABASE_URL', undefined, '`postgres://…` switches storage to PostgreSQL; unset uses SQLite in `DATA_DIR`.', optionalText),
+  databaseDirectUrl: setting('DATABASE_DIRECT_URL', '$DATABASE_URL', 'A `postgres://…` URL straight to the server, for LISTEN (cache invalidation between instances) and migrations. Set it when `DATABASE_URL` goes through PgBouncer in transaction mode: the pool then keeps no session state (docs/operations.md, "Through PgBouncer").', (raw, env) => optionalText(raw) ?? optionalText(env.DATABASE_URL)),
   dbPoolSize: setting('DB_POOL_SIZE', '10', 'PostgreSQL connection pool size.', integer('DB_POOL_SIZE', 10, 1, 1000)),
   dbStatementTimeoutMs: setting('DB_STATEMENT_TIMEOUT_MS', '5000', 'PostgreSQL statement timeout (bounds `$regex` and any runaway query).', integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000)),
   logLevel: setting('LOG_LEVEL', 'info', 'pino log level (`fatal` … `trace`, or `silent`).', (raw) => {
@@ -122,6 +123,18 @@ export const settings = {
   oauthProviders: setting('OAUTH_PROVIDERS', undefined, 'External OpenID providers for user sign-in: a JSON array of `{ "id", "issuer", "client_id", "client_secret" }` (use `OAUTH_PROVIDERS_FILE` for the secrets). Issuers must be https (plain http only with `OAUTH_ALLOW_HTTP_ISSUERS`). See docs/oauth-login.md.', oauthProviders('OAUTH_PROVIDERS')),
   oauthAllowHttpIssuers: setting('OAUTH_ALLOW_HTTP_ISSUERS', 'false', 'Development only: accept `http://` issuers in `OAUTH_PROVIDERS` (discovery, keys and tokens then travel unprotected). Off, every issuer must be https.', allowHttpIssuers('OAUTH_ALLOW_HTTP_ISSUERS')),
   oauthRedirectUris: setting('OAUTH_REDIRECT_URIS', undefined, 'Comma-separated URIs an OAuth login may return to with its one-time code, matched as exact strings (no prefix, no wildcard); required with `OAUTH_PROVIDERS`.', oauthRedirectUris('OAUTH_REDIRECT_URIS')),
+  otelExporterOtlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, 'OTLP/HTTP collector base URL (`http://collector:4318`): traces go to `{URL}/v1/traces` as JSON, one span per request with its action, tenant and principal type, child spans per transaction and webhook delivery; `traceparent` is continued and sent on webhooks. `OTEL_EXPORTER_OTLP_HEADERS` adds headers. Unset: no tracing, and OpenTelemetry is not loaded.', (raw) => {
+    const value = optionalText(raw);
+    if (value === undefined) return undefined;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT "${value}" is not an absolute URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT must be http(s)');
+    return value;
+  }),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '10000', 'Time in-flight requests get to finish on SIGTERM.', integer('SHUTDOWN_GRACE_MS', 10_000, 0, 300_000)),
 } as const;
 

@@ -1,8 +1,9 @@
 import { changeChannel, encodeChange } from '../db/change-feed.js';
 import type { CacheKind, ChangeFeed } from '../db/change-feed.js';
-import type { Database, Db } from '../db/dialect.js';
+import type { Database, Db, DialectName } from '../db/dialect.js';
 import { storedFields } from '../db/schema.js';
 import { newRecordId } from '../lib/record-id.js';
+import { withSpan } from '../observability/tracing.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { Clock } from '../services/clock.js';
 import { nextEtag } from '../services/etag.js';
@@ -170,16 +171,22 @@ export class UnitOfWork extends ScopedQueries {
   }
 }
 
+/** OpenTelemetry's `db.system.name` of each dialect. */
+const systemNames: Readonly<Record<DialectName, string>> = { sqlite: 'sqlite', postgres: 'postgresql' };
+
 /**
- * Runs `work` in one transaction as `context`'s actor; after commit, runs what the unit
+ * Runs `work` in one transaction as `context`'s actor (a child span of the request's when
+ * tracing is on); after commit, runs what the unit
  * registered with `onCommit`. A thrown error rolls everything back (record, audit, outbox).
  */
 export async function runUnitOfWork<T>(database: Database, clock: Clock, context: RequestContext, work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
   let unit: UnitOfWork | undefined;
-  const result = await database.db.transaction().execute(async (trx) => {
-    unit = new UnitOfWork(trx, database, context, clock.now());
-    return work(unit);
-  });
+  const result = await withSpan('unit of work', 'internal', { 'db.system.name': systemNames[database.dialect.name] }, () =>
+    database.db.transaction().execute(async (trx) => {
+      unit = new UnitOfWork(trx, database, context, clock.now());
+      return work(unit);
+    }),
+  );
   unit?.committed();
   return result;
 }

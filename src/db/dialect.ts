@@ -74,6 +74,14 @@ export interface Database {
   ping(): Promise<void>;
   /** Changes committed by this process and, on PostgreSQL, by every other instance. */
   readonly changes: ChangeFeed;
+  /**
+   * Where migrations and their exclusive lock run when that is not {@link db}: PostgreSQL's
+   * direct connection (`DATABASE_DIRECT_URL`) while `db` goes through a transaction pooler,
+   * which keeps no session (and so no advisory lock) from one transaction to the next.
+   */
+  readonly migrationDb?: Db;
+  /** Conditions the operator should hear about at start-up (a pooler without a statement timeout). */
+  startupWarnings?(): Promise<readonly string[]>;
   /** Pool numbers, where the driver has a pool (PostgreSQL); SQLite has none. */
   poolStats?(): PoolStats;
   close(): Promise<void>;

@@ -60,10 +60,11 @@ function migrator(database: Database, db = database.db): Migrator {
  * Brings the schema to the latest version, then checks it against the registry (a field
  * declared without a migration stops the boot with a message naming it). Safe when
  * several instances start together: the run holds the dialect's exclusive lock, and
- * Kysely records what was applied.
+ * Kysely records what was applied. On PostgreSQL behind a transaction pooler the run goes
+ * over the direct connection (`DATABASE_DIRECT_URL`): the advisory lock is a session's.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationReport> {
-  const report = await database.dialect.withExclusiveLock(database.db, async (db) => {
+  const report = await database.dialect.withExclusiveLock(database.migrationDb ?? database.db, async (db) => {
     const { error, results } = await migrator(database, db).migrateToLatest();
     if (error) throw new Error('database migration failed', { cause: error });
     return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
@@ -74,7 +75,7 @@ export async function migrateToLatest(database: Database): Promise<MigrationRepo
 
 /** Migrates up to and including `name` only (upgrade tests build databases at earlier levels). */
 export async function migrateTo(database: Database, name: string): Promise<void> {
-  await database.dialect.withExclusiveLock(database.db, async (db) => {
+  await database.dialect.withExclusiveLock(database.migrationDb ?? database.db, async (db) => {
     const { error } = await migrator(database, db).migrateTo(name);
     if (error) throw new Error(`database migration to ${name} failed`, { cause: error });
   });

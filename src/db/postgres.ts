@@ -1,5 +1,5 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import type { Expression, RawBuilder, SqlBool } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
+import type { DatabaseConnection, Driver, Expression, PostgresDialectConfig, RawBuilder, SqlBool, TransactionSettings } from 'kysely';
 import pg from 'pg';
 import type { FieldType } from '../registry/types.js';
 import { ChangeFeed, changeChannel, decodeChange } from './change-feed.js';
@@ -144,20 +144,62 @@ export const postgresDialect: SqlDialect = {
 
 export interface PostgresOptions {
   readonly connectionString: string;
+  /**
+   * A connection straight to PostgreSQL for what needs a session of its own: LISTEN (cache
+   * invalidation) and migrations (their advisory lock). Unset or equal to
+   * `connectionString`: the same server. When it differs, `connectionString` is taken to
+   * be a transaction pooler such as PgBouncer ({@link openPostgres}).
+   */
+  readonly directConnectionString?: string;
   readonly poolSize: number;
   /** Upper bound for any statement (guards $regex and runaway scans). */
   readonly statementTimeoutMs: number;
 }
 
-/** Opens a pooled PostgreSQL connection. */
-export function openPostgres(options: PostgresOptions): Database {
+/**
+ * Kysely's driver with the statement timeout set inside each transaction: a pooler in
+ * transaction mode hands the next transaction another server connection, so a session
+ * setting would neither follow this client nor stay away from others. `set local` rides in
+ * the same simple-protocol message as `begin` (no extra round trip) and ends with the
+ * transaction.
+ */
+class TransactionTimeoutDriver extends PostgresDriver {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly statementTimeoutMs: number,
+  ) {
+    super(config);
+  }
+
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const mode = [settings.isolationLevel ? `isolation level ${settings.isolationLevel}` : '', settings.accessMode ?? ''].filter(Boolean).join(' ');
+    await connection.executeQuery(CompiledQuery.raw(`start transaction ${mode}; set local statement_timeout = ${Math.trunc(this.statementTimeoutMs)}`));
+  }
+}
+
+class TransactionTimeoutDialect extends PostgresDialect {
+  constructor(
+    private readonly driverConfig: PostgresDialectConfig,
+    private readonly statementTimeoutMs: number,
+  ) {
+    super(driverConfig);
+  }
+
+  override createDriver(): Driver {
+    return new TransactionTimeoutDriver(this.driverConfig, this.statementTimeoutMs);
+  }
+}
+
+function newPool(connectionString: string, max: number, statementTimeoutMs: number | undefined, connectTimeoutMs: number, idleTimeoutMs = 10_000): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize,
-    statement_timeout: options.statementTimeoutMs,
+    connectionString,
+    max,
+    idleTimeoutMillis: idleTimeoutMs,
+    // A startup parameter: PgBouncer refuses any it does not track, so through a pooler it is left out.
+    ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
     types: typeParsers,
     // A stopped or unreachable server fails a request within seconds (503), never hangs it.
-    connectionTimeoutMillis: Math.max(1000, Math.min(options.statementTimeoutMs, 5000)),
+    connectionTimeoutMillis: connectTimeoutMs,
   });
   // A connection the server closes (restart, failover) emits 'error': an idle one through
   // the pool, one checked out between two queries of a transaction on itself. Unheard,
@@ -165,11 +207,32 @@ export function openPostgres(options: PostgresOptions): Database {
   // the broken connection and opens a new one on demand.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return pool;
+}
+
+/**
+ * Opens a pooled PostgreSQL connection. With a distinct `directConnectionString` the pool
+ * goes through a transaction pooler (PgBouncer `pool_mode = transaction`) and keeps no
+ * session state: no startup parameters, the statement timeout set per transaction, pg's
+ * unnamed statements only; LISTEN and migrations use the direct connection. A statement
+ * outside a transaction then runs under the role's own `statement_timeout`
+ * (docs/operations.md, "Through PgBouncer"); {@link Database.startupWarnings} says when
+ * that is unbounded.
+ */
+export function openPostgres(options: PostgresOptions): Database {
+  const direct = options.directConnectionString ?? options.connectionString;
+  const pooled = direct !== options.connectionString;
+  const connectTimeoutMs = Math.max(1000, Math.min(options.statementTimeoutMs, 5000));
+  const pool = newPool(options.connectionString, options.poolSize, pooled ? undefined : options.statementTimeoutMs, connectTimeoutMs);
+  const db = new Kysely<Tables>({ dialect: pooled ? new TransactionTimeoutDialect({ pool }, options.statementTimeoutMs) : new PostgresDialect({ pool }) });
+  // Opens its one connection only when migrations run, and lets it go a second after.
+  const directPool = pooled ? newPool(direct, 1, options.statementTimeoutMs, connectTimeoutMs, 1000) : undefined;
+  const migrationDb = directPool ? new Kysely<Tables>({ dialect: new PostgresDialect({ pool: directPool }) }) : db;
   const changes = new ChangeFeed();
-  const listener = listenForChanges(options.connectionString, changes);
+  const listener = listenForChanges(direct, changes);
   return {
     db,
+    migrationDb,
     dialect: postgresDialect,
     changes,
     async ping() {
@@ -178,9 +241,17 @@ export function openPostgres(options: PostgresOptions): Database {
     poolStats() {
       return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     },
+    async startupWarnings() {
+      if (!pooled) return [];
+      const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db);
+      return rows[0]?.statement_timeout === '0'
+        ? ['statements outside a transaction run without a time limit through the pooler: set one for the role (alter role … set statement_timeout = \'5s\')']
+        : [];
+    },
     async close() {
       await listener.stop();
       await db.destroy();
+      if (migrationDb !== db) await migrationDb.destroy();
     },
   };
 }

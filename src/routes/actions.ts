@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { executeAction, executeActionNow } from '../actions/execute.js';
+import { actionKey } from '../actions/index.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
@@ -66,6 +67,7 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
       ...(action.authentication === 'public' ? { public: true } : action.authentication === 'user' ? { anyUser: true } : { capability: action.capability }),
       rateLimitGroup: action.rateLimitGroup,
       stepUp: action.stepUp,
+      action: actionKey(action),
     },
     ...(action.schemas.response ? { schema: { response: action.schemas.response } } : {}),
     // Not async: an action answered at once (`runNow`, a read by id on an idle SQLite) is

@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Capability a caller needs (`<resource>:<action>`); required unless `public`. */
     capability?: string;
+    /** The action a route runs (`<resource>.<name>`): names its trace span. */
+    action?: string;
     /** Opt out of authentication (health, well-known, token endpoint). */
     public?: boolean;
     /** Any signed-in end user may call it, whatever the role (their own TOTP settings); no capability. */

@@ -9,6 +9,7 @@ import type { DataKey } from '../security/data-key.js';
 import { asSystem } from '../security/principal.js';
 import type { Clock } from '../services/clock.js';
 import type { AddressGuard } from './address-guard.js';
+import { traceHeaders, withSpan } from '../observability/tracing.js';
 import { postWebhook } from './deliver.js';
 import { signatureHeader } from './signature.js';
 
@@ -261,7 +262,12 @@ export class WebhookDispatcher {
     const timestamp = Math.floor(now / 1000);
     const keys = [dataKey.decrypt(secrets.secret)];
     if (secrets.previous && Number(secrets.previous_until) > now) keys.push(dataKey.decrypt(secrets.previous));
-    const result = await postWebhook(String(hook.url), { 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
+    // Its own trace (the event's request has long finished, maybe on another instance); the receiver gets its traceparent.
+    const result = await withSpan('webhook delivery', 'client', { 'booking.webhook_id': delivery.webhook_id, 'booking.delivery_id': delivery._id, 'booking.attempt': delivery.attempts + 1 }, async (span) => {
+      const answer = await postWebhook(String(hook.url), { ...traceHeaders(), 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
+      if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    });
     const attempts = delivery.attempts + 1;
     const detail = result.detail.slice(0, 1024);
     if (result.status !== null && result.status >= 200 && result.status < 300) {

@@ -63,3 +63,11 @@ export function findChromium(): string | undefined {
 export function findNginx(path = process.env.PATH ?? ''): string | undefined {
   return onPath('nginx', path) ?? (executable('/usr/sbin/nginx') ? '/usr/sbin/nginx' : undefined);
 }
+
+/**
+ * PgBouncer for the pooler deployment test: on the PATH, else Debian's `/usr/sbin/pgbouncer`
+ * (sbin is not on an ordinary user's PATH).
+ */
+export function findPgbouncer(path = process.env.PATH ?? ''): string | undefined {
+  return onPath('pgbouncer', path) ?? (executable('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : undefined);
+}

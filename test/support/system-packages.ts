@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { findChromium, findNginx, onPath, postgresBinDir } from './system-binaries.js';
+import { findChromium, findNginx, findPgbouncer, onPath, postgresBinDir } from './system-binaries.js';
 
 /** A Debian package some tests need, and how to tell whether this machine has it. */
 export interface SystemPackage {
@@ -22,6 +22,7 @@ export const systemPackages: readonly SystemPackage[] = [
   { name: 'curl', neededBy: 'the quick-start test runs the README commands, which call the API with curl', locate: () => onPath('curl') },
   { name: 'nginx', neededBy: 'the deployment test load-balances two service instances behind nginx', locate: () => findNginx() },
   { name: 'jq', neededBy: 'the quick-start test runs the README commands, which pick ids out of JSON with jq', locate: () => onPath('jq') },
+  { name: 'pgbouncer', neededBy: 'the pooler deployment test runs two instances through PgBouncer in transaction mode', locate: () => findPgbouncer() },
 ];
 
 /** What the set-up may do on this machine (replaced in tests). */

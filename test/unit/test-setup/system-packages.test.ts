@@ -86,8 +86,8 @@ describe('ensureSystemPackages', () => {
     expect(() => ensureSystemPackages([fakePackage('chromium', installed)], host)).toThrow('still not found:\n  chromium: the chromium tests');
   });
 
-  it('covers PostgreSQL, redis-server, Chromium, curl, nginx and jq', () => {
-    expect(systemPackages.map((p) => p.name)).toEqual(['postgresql', 'redis-server', 'chromium', 'curl', 'nginx', 'jq']);
+  it('covers PostgreSQL, redis-server, Chromium, curl, nginx, jq and PgBouncer', () => {
+    expect(systemPackages.map((p) => p.name)).toEqual(['postgresql', 'redis-server', 'chromium', 'curl', 'nginx', 'jq', 'pgbouncer']);
     expect(installCommand(['a', 'b'])).toBe('sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y a b');
   });
 });
