@@ -63,7 +63,8 @@ export function startRetentionJob(database: Database, retention: RetentionSettin
       try {
         // A little shorter than the interval, so this instance's next run is not locked out by its own lease.
         if (!(await leases.acquire('retention', clock.now(), clock.now() + intervalMs - 5_000))) {
-          log.debug('audit retention run skipped: another instance holds this interval');
+          // Info, like a finished run: one line per interval tells the operator every instance took part.
+          log.info('audit retention run skipped: another instance holds this interval');
           return;
         }
         await runRetention(database, retention, clock, log);
