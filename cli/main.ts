@@ -154,7 +154,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     print(errorBody(error));
-    return 1;
+    return error instanceof OperatorError && error.code === 'usage' ? 2 : 1;
   } finally {
     await database?.close();
   }
