@@ -89,8 +89,11 @@ function canonicalJson(value: unknown): string {
 function canonical(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (kind) {
-    case 'timestamp':
-      return new Date(String(value)).toISOString();
+    case 'timestamp': {
+      const time = new Date(String(value));
+      if (Number.isNaN(time.getTime())) throw new Error(`${JSON.stringify(value)} is not a timestamp`);
+      return time.toISOString();
+    }
     case 'object':
     case 'string_list':
       return canonicalJson(value);
@@ -208,7 +211,8 @@ async function copyTable(source: Db, trx: Db, plan: TablePlan): Promise<TableChe
       });
       await sql`insert into ${sql.table(plan.table)} (${columnList}) values ${sql.join(values)}`.execute(trx);
     } catch (error) {
-      throw new OperatorError('copy_failed', `table ${plan.table}, rows after rowid ${after}: ${(error as Error).message}; nothing was committed`);
+      const range = `${String(rows[0]?.__move_rowid)}..${String(rows[rows.length - 1]?.__move_rowid)}`;
+      throw new OperatorError('copy_failed', `table ${plan.table}, rows with rowid ${range}: ${(error as Error).message}; nothing was committed`);
     }
     after = Number(rows[rows.length - 1]?.__move_rowid);
   }

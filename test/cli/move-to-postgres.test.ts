@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
@@ -201,5 +203,31 @@ describe('move-to-postgres', () => {
     } finally {
       await storage.close();
     }
+  }, slow);
+
+  it('a row PostgreSQL cannot take aborts the whole move: the target stays empty and a re-run after the fix succeeds', async () => {
+    const data = join(dir, 'broken');
+    const created = await runCli(['tenant', 'create', '--name', 'Broken'], { DATA_DIR: data });
+    expect(created.code, created.stdout).toBe(0);
+    const file = new BetterSqlite3(join(data, 'booking.sqlite'));
+    file.prepare('update tenants set created_at = ? where _id = ?').run('not a time', String(onlyJson(created)._id));
+    const url = await freshPostgresUrl();
+    const failed = await runCli(['move-to-postgres', '--to', url], { DATA_DIR: data });
+    expect(failed.code).toBe(1);
+    expect(onlyJson(failed)).toMatchObject({ error: 'copy_failed', detail: expect.stringContaining('table tenants') });
+    expect(failed.stdout + failed.stderr).not.toMatch(/\n\s+at /);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>('select (select count(*) from tenants) + (select count(*) from audit_logs) + (select count(*) from outbox_events) as n');
+      expect(Number(rows[0]?.n)).toBe(0);
+    } finally {
+      await client.end();
+    }
+    file.prepare('update tenants set created_at = ? where created_at = ?').run(new Date().toISOString(), 'not a time');
+    file.close();
+    const fixed = await runCli(['move-to-postgres', '--to', url], { DATA_DIR: data });
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(onlyJson(fixed)).toMatchObject({ moved: true, tables: { tenants: { rows: 1 } } });
   }, slow);
 });
