@@ -86,6 +86,7 @@ export function backup(config: StorageConfig, options: { to: string | undefined 
   if (!options.to) throw new OperatorError('usage', '--to FILE is required');
   const target = resolve(options.to);
   if (existsSync(target)) throw new OperatorError('exists', `${target} exists; a backup never overwrites a file`);
+  if (!existsSync(dirname(target))) throw new OperatorError('not_found', `the directory ${dirname(target)} does not exist`);
   const source = join(config.dataDir, databaseFile);
   if (!existsSync(source)) throw new OperatorError('not_found', `no database at ${source} (DATA_DIR)`);
   const started = Date.now();
