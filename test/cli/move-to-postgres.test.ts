@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { Secret, TOTP } from 'otpauth';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
@@ -17,6 +18,7 @@ import { clientKeyPair } from '../support/keys.js';
 import type { TestKeyPair } from '../support/keys.js';
 import { minimalBody } from '../support/resource-bodies.js';
 import { onlyJson, runCli } from '../support/run-cli.js';
+import { until } from '../support/server-process.js';
 import { openStorageApp } from '../support/storage-app.js';
 import type { StorageApp } from '../support/storage-app.js';
 
@@ -119,6 +121,27 @@ describe('move-to-postgres', () => {
     await send('POST', '/v1/products', { ...minimalBody('products', parents), name: 'Announced' });
     await storage.app.dispatcher.runOnce();
     expect(hooks.received).toHaveLength(1);
+    // Sign-in state: an end user signs in by e-mail code (written to DATA_DIR/outbox without
+    // SMTP) and enrols TOTP (secret encrypted under the data key).
+    const childScope = await directory.resolve(ids.tenants ?? '');
+    if (!childScope) throw new Error('child tenant not found');
+    const totpEmail = 'totp.move@example.com';
+    await storage.app.resources.create({ principal: { ...asSystem(), scope: childScope }, clientIp: null, requestId: null }, getResource('users'), { email: totpEmail });
+    const otpStart = () => storage.app.server.inject({ method: 'POST', url: '/v1/auth/otp/start', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ tenant_id: ids.tenants, channel: 'email', destination: totpEmail }) });
+    const challenge = await otpStart();
+    expect(challenge.statusCode, challenge.body).toBe(202);
+    const outbox = join(dir, 'data', 'outbox');
+    await until(() => existsSync(outbox) && readdirSync(outbox).length === 1, 'the sign-in e-mail');
+    const mail = readFileSync(join(outbox, readdirSync(outbox)[0] ?? ''), 'utf8');
+    const code = /sign-in code is:?\s*(\d{6})/.exec(mail)?.[1] ?? '';
+    const verified = await storage.app.server.inject({ method: 'POST', url: '/v1/auth/otp/verify', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ challenge_id: challenge.json().challenge_id, code }) });
+    expect(verified.statusCode, verified.body).toBe(200);
+    const userToken = String(verified.json().access_token);
+    const enrolled = await storage.app.server.inject({ method: 'POST', url: '/v1/auth/totp/enroll', headers: { authorization: `Bearer ${userToken}` } });
+    expect(enrolled.statusCode, enrolled.body).toBe(200);
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    const activated = await storage.app.server.inject({ method: 'POST', url: '/v1/auth/totp/activate', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ code: totp.generate() }) });
+    expect(activated.statusCode, activated.body).toBe(204);
     const order = (await send('POST', '/v1/orders', { product_id: productId, start_time: '2027-03-01T10:00:00Z', end_time: '2027-03-02T10:00:00Z' })).json;
     await storage.close();
 
@@ -161,7 +184,7 @@ describe('move-to-postgres', () => {
       if (table.startsWith('kysely_') || table === 'append_only_gate') continue;
       expect(tables[table]?.rows, table).toBe(rows);
     }
-    for (const table of ['products', 'users', 'audit_logs', 'subject_keys', 'api_clients', 'api_client_keys', 'webhooks', 'webhook_secrets', 'webhook_deliveries', 'outbox_events', 'idempotency_keys', 'tenants', 'legal_holds']) {
+    for (const table of ['user_totp', 'otp_challenges', 'otp_resend_locks', 'products', 'users', 'audit_logs', 'subject_keys', 'api_clients', 'api_client_keys', 'webhooks', 'webhook_secrets', 'webhook_deliveries', 'outbox_events', 'idempotency_keys', 'tenants', 'legal_holds']) {
       expect(tables[table]?.rows, table).toBeGreaterThan(0);
     }
     expect(moved.to).toBe(url);
@@ -190,6 +213,12 @@ describe('move-to-postgres', () => {
       const delivery = hooks.received[1] as Received;
       const headers = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
       expect(new Webhook(String(outgoing.secret)).verify(delivery.body, headers)).toMatchObject({ type: 'products.created' });
+
+      // The TOTP secret opens with the data key (a code of a later step steps the user up),
+      // and the resend cooldown of the e-mail code travelled with the sign-in state.
+      const steppedUp = await storage.app.server.inject({ method: 'POST', url: '/v1/auth/totp/step-up', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, payload: JSON.stringify({ code: totp.generate({ timestamp: Date.now() + 30_000 }) }) });
+      expect(steppedUp.statusCode, steppedUp.body).toBe(200);
+      expect((await otpStart()).statusCode).toBe(429);
 
       // The incoming webhook's secret verifies a sender's signature; a wrong one is refused.
       const event = JSON.stringify({ type: 'orders.paid', timestamp: new Date().toISOString(), data: { order_id: String(order._id) } });
