@@ -200,6 +200,9 @@ export async function restore(config: StorageConfig, options: { from: string | u
     }
     const manifest = readManifest(fd, members);
     const byName = new Map(members.map((m) => [m.name, m]));
+    // Only the files a backup holds: a crafted name (`../x`) never reaches the file system.
+    const foreign = Object.keys(manifest.files).filter((name) => ![databaseFile, signingKeysFile, dataKeyFile].includes(name));
+    if (foreign.length > 0) throw new OperatorError('invalid_backup', `the manifest lists files a backup never holds: ${foreign.join(', ')}`);
     for (const [name, entry] of Object.entries(manifest.files)) {
       const member = byName.get(name);
       if (!member || member.size !== entry.size || copyMember(fd, member, null) !== entry.sha256) throw new OperatorError('invalid_backup', `${name} in the archive does not match its checksum; the backup is damaged`);

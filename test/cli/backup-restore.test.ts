@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TarWriter } from '../../cli/tar-file.js';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
 import { freePort } from '../support/free-port.js';
 import { clientKeyPair, signAssertion } from '../support/keys.js';
@@ -146,15 +148,27 @@ describe('backup and restore of the SQLite storage while the service writes', ()
   it('refuses a damaged archive and bad arguments with one JSON error each', async () => {
     const damaged = join(dir, 'damaged.tar');
     writeFileSync(damaged, Buffer.alloc(2048, 7));
+    // A crafted archive whose manifest names a path outside DATA_DIR (checksum and all).
+    const crafted = join(dir, 'crafted.tar');
+    const evil = Buffer.from('evil');
+    const fd = openSync(crafted, 'w');
+    const tar = new TarWriter(fd, 0);
+    tar.addBuffer('../evil', evil);
+    tar.addBuffer('manifest.json', Buffer.from(JSON.stringify({ format: 'booking-sqlite-backup', version: 1, files: { '../evil': { size: 4, sha256: createHash('sha256').update(evil).digest('hex') } }, keys: { data_key: 'absent', data_key_sha256: null }, tables: {} })));
+    tar.finish();
+    closeSync(fd);
     const runs = await Promise.all([
+      runCli(['restore', '--from', crafted], { DATA_DIR: join(dir, 'nowhere') }),
       runCli(['restore', '--from', damaged], { DATA_DIR: join(dir, 'nowhere') }),
       runCli(['restore'], { DATA_DIR: join(dir, 'nowhere') }),
       runCli(['backup', '--to', join(dir, 'x.tar')], { DATA_DIR: join(dir, 'empty') }),
       runCli(['backup', '--to', join(dir, 'x.tar')], { DATA_DIR: join(dir, 'empty'), DATABASE_URL: 'postgres://u@127.0.0.1:1/db' }),
     ]);
-    expect(runs.map((r) => [r.code, onlyJson(r).error])).toEqual([[1, 'invalid_backup'], [2, 'usage'], [1, 'not_found'], [1, 'not_sqlite']]);
+    expect(runs.map((r) => [r.code, onlyJson(r).error])).toEqual([[1, 'invalid_backup'], [1, 'invalid_backup'], [2, 'usage'], [1, 'not_found'], [1, 'not_sqlite']]);
     for (const r of runs) expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+    expect(String(runs.map((r) => onlyJson(r).detail)[0])).toContain('../evil');
     expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+    expect(existsSync(join(dir, 'evil'))).toBe(false);
   }, slow);
 });
 
