@@ -1,11 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
+import type { Config } from '../src/config/config.js';
+import { DataDirInUseError } from '../src/db/data-dir-lock.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openDatabase } from '../src/db/open-database.js';
 import type { Database } from '../src/db/dialect.js';
 import { ApiError } from '../src/http/errors.js';
+import { backup, restore } from './backup.js';
 import { keygen } from './keygen.js';
+import { moveToPostgres } from './move-to-postgres.js';
+import { OperatorError } from './operator-error.js';
 import { buildOperatorServices } from './operator-services.js';
 import type { OperatorServices } from './operator-services.js';
 import { token } from './token.js';
@@ -25,13 +30,37 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   token --client ID --key FILE [--scope "a:b c:d"] [--dpop] [--dpop-key FILE] [--kid K] [--url URL]
                               (an access token from the running service at --url, default PUBLIC_URL)
   retention run [--dry-run]   (applies every retention policy now; --dry-run only counts)
+  backup --to FILE            (SQLite: online, consistent copy of the database and its key files into one tar file)
+  restore --from FILE [--force]
+                              (SQLite: into DATA_DIR; refused while a server runs there, and into a
+                              non-empty DATA_DIR unless --force)
+  move-to-postgres --to postgres://…
+                              (copies every table of DATA_DIR's SQLite database into an empty PostgreSQL
+                              database, verified by row counts and checksums; the service must be stopped)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
 on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
 
 type Handler = (services: OperatorServices, values: Record<string, string | undefined>) => Promise<unknown>;
+/** A command that manages the storage itself: it gets the settings, and opens what it needs. */
+type StorageHandler = (config: Config, values: Record<string, string | undefined>) => Promise<unknown>;
 
-const commands: Record<string, { options: Record<string, { type: 'string' | 'boolean' }>; run: Handler }> = {
+type Command = { options: Record<string, { type: 'string' | 'boolean' }> } & ({ run: Handler; storage?: undefined } | { storage: StorageHandler; run?: undefined });
+
+const commands: Record<string, Command> = {
+  backup: {
+    options: { to: { type: 'string' } },
+    storage: async (config, v) => backup(config, { to: v.to }),
+  },
+  restore: {
+    // A boolean flag: parseArgs gives `true` when present.
+    options: { from: { type: 'string' }, force: { type: 'boolean' } },
+    storage: (config, v) => restore(config, { from: v.from, force: Boolean(v.force) }),
+  },
+  'move-to-postgres': {
+    options: { to: { type: 'string' } },
+    storage: (config, v) => moveToPostgres(config, { to: v.to }),
+  },
   'tenant create': {
     options: { name: { type: 'string' }, level: { type: 'string' }, parent: { type: 'string' }, currency: { type: 'string' } },
     run: (s, v) => s.createTenant({ name: v.name, level: v.level, parent: v.parent, currency: v.currency }),
@@ -90,6 +119,8 @@ function usageError(detail: string): number {
 
 function errorBody(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return { error: error.code, detail: error.message, ...(error.errors ? { errors: error.errors } : {}) };
+  if (error instanceof OperatorError) return { error: error.code, detail: error.message, ...error.details };
+  if (error instanceof DataDirInUseError) return { error: error.code, detail: error.message, holder: error.holder };
   return { error: 'failed', detail: error instanceof Error ? error.message : String(error) };
 }
 
@@ -113,13 +144,17 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     // Inside the try: a bad setting is reported like any other failure, as JSON.
     const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
+    if (command.storage) {
+      print(await command.storage(config, values));
+      return 0;
+    }
     database = openDatabase(config);
     await migrateToLatest(database);
     print(await command.run(buildOperatorServices(config, database), values));
     return 0;
   } catch (error) {
     print(errorBody(error));
-    return 1;
+    return error instanceof OperatorError && error.code === 'usage' ? 2 : 1;
   } finally {
     await database?.close();
   }

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config/config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
+import { acquireDataDirLock } from './db/data-dir-lock.js';
 import { chooseEs512Signer } from './security/es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
 import { boundHeapGrowth } from './heap-growth.js';
@@ -15,6 +16,11 @@ import { openSigningKeys } from './signing-key-source.js';
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env, (path) => readFileSync(path, 'utf8'));
+  // One server per SQLite data directory; restore and move-to-postgres refuse while it runs.
+  // Released on every way out, process.exit included (crashes leave a stale lock that the
+  // next start recognises by its pid).
+  const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'server');
+  if (lock) process.on('exit', () => lock.release());
   const database = openDatabase(config);
   const heapGrowth = boundHeapGrowth(database.dialect.name);
   const report = await migrateToLatest(database);
