@@ -69,14 +69,14 @@ async function ok(command: string, args: readonly string[], cwd: string, env: Re
  * reaches npm, the shell and node), checks `/ready`, `/admin` and a token request, then
  * stops it with SIGTERM.
  */
-async function startAndProbe(dir: string, storage: Record<string, string>): Promise<void> {
+async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_URL?: string }): Promise<void> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const env = { ...storage, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: origin, LOG_LEVEL: 'info' };
 
   // The operator registers a client with the CLI the package ships (no tsx).
   const key = clientKeyPair();
-  const keyFile = join(dir, '..', `probe-${port}.pub`);
+  const keyFile = `${storage.DATA_DIR}-probe.pub`;
   writeFileSync(keyFile, key.publicPem);
   const created = await ok(process.execPath, ['dist/cli/main.js', 'client', 'create', '--name', 'probe', '--new-tenant', 'Acme', '--capabilities', 'products:list', '--public-key', keyFile], dir, env);
   const client = JSON.parse(created.stdout) as { client_id: string; kid: string };
