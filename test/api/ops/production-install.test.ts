@@ -85,7 +85,8 @@ async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  // 'close', not 'exit': npm may end before the service it started, which shares its pipes.
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -115,7 +116,7 @@ async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_
     expect(products.status).toBe(200);
   } finally {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
-    await exited;
+    await closed;
   }
   // SIGTERM is a graceful shutdown: the service finished it and closed the port.
   expect(out).toContain('"msg":"shutdown complete"');
@@ -176,7 +177,7 @@ describe('a production install (issue 26)', () => {
     const installed = join(app, 'node_modules/booking-service');
     for (const dev of ['tsx', 'typescript', 'vite', 'vitest', '@cyclonedx/cyclonedx-npm']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const absent of ['src', 'cli', 'admin', 'test']) expect(existsSync(join(installed, absent)), absent).toBe(false);
-    for (const needed of ['dist/src/start.cjs', 'dist/src/db/migrate.js', 'dist/admin/index.html', 'dist/cli/main.js', 'generated/sbom.cdx.json']) expect(existsSync(join(installed, needed)), needed).toBe(true);
+    for (const needed of ['dist/src/start.cjs', 'dist/src/db/migrate.js', 'dist/admin/index.html', 'dist/cli/main.js', 'dist/packages/client/src/index.js', 'generated/sbom.cdx.json']) expect(existsSync(join(installed, needed)), needed).toBe(true);
 
     await startAndProbe(installed, { DATA_DIR: join(work, 'app-sqlite') });
     await startAndProbe(installed, { DATA_DIR: join(work, 'app-postgres'), DATABASE_URL: await freshPostgresUrl() });
