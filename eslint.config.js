@@ -17,6 +17,12 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Plain-Node scripts (scripts/*.mjs) are type-checked by tsc (checkJs), which knows
+    // Node's globals; typescript-eslint turns no-undef off for TypeScript for the same reason.
+    files: ['**/*.mjs'],
+    rules: { 'no-undef': 'off' },
+  },
+  {
     // CommonJS TypeScript (src/start.cts) can only import with `import x = require(...)`.
     files: ['**/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

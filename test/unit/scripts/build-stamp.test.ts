@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { beginBuild, buildIsCurrent, finishBuild, outputs, staleReason } from '../../../scripts/build-stamp.js';
+import { beginBuild, buildIsCurrent, ensurePlan, finishBuild, inputDirs, missingBuildTools, outputs, staleReason } from '../../../scripts/build-stamp.mjs';
 import { repoRoot } from '../../support/run-cli.js';
 
 let root: string;
@@ -92,30 +92,117 @@ describe('buildIsCurrent', () => {
   });
 });
 
+describe('a packed artifact (no sources)', () => {
+  it('is current once its finished build has every output, whatever the stamp says', () => {
+    build();
+    write('package.json', '{"name":"changed by the packer"}\n');
+    for (const dir of inputDirs) rmSync(join(root, dir), { recursive: true, force: true });
+    expect(staleReason(root)).toBeUndefined();
+    rmSync(join(root, 'dist/admin/index.html'));
+    expect(staleReason(root)).toBe('no build yet (dist/admin/index.html is missing)');
+  });
+});
+
+/** `PATH` without any `node_modules/.bin` (the test runner's npm puts this checkout's there). */
+const pathWithoutPackageBins = (process.env.PATH ?? '').split(':').filter((dir) => !dir.endsWith('node_modules/.bin')).join(':');
+
+describe('ensurePlan (prestart, prepack)', () => {
+  /** Installs stand-ins for the build tools in `root/node_modules/.bin`. */
+  function installTools(): void {
+    for (const tool of ['cyclonedx-npm', 'tsc', 'vite']) write(`node_modules/.bin/${tool}`, '#!/bin/sh\n');
+  }
+
+  it('does nothing when the build is current, with or without the build tools', () => {
+    build();
+    expect(ensurePlan(root, pathWithoutPackageBins)).toEqual({ action: 'none' });
+    installTools();
+    expect(ensurePlan(root, pathWithoutPackageBins)).toEqual({ action: 'none' });
+  });
+
+  it('builds a missing or stale build when the build tools are installed', () => {
+    installTools();
+    expect(ensurePlan(root, pathWithoutPackageBins)).toEqual({ action: 'build', reason: 'no finished build recorded' });
+    build();
+    write('src/main.ts', 'export const a = 2;\n');
+    expect(ensurePlan(root, pathWithoutPackageBins)).toEqual({ action: 'build', reason: 'sources changed since the last build' });
+  });
+
+  it('refuses with one line naming `npm run build` when the build tools are absent', () => {
+    build();
+    write('src/main.ts', 'export const a = 2;\n');
+    write('node_modules/.bin/tsc', '#!/bin/sh\n');
+    expect(missingBuildTools(root, pathWithoutPackageBins)).toEqual(['cyclonedx-npm', 'vite']);
+    const plan = ensurePlan(root, pathWithoutPackageBins);
+    expect(plan).toEqual({ action: 'refuse', message: expect.stringContaining('run `npm run build`') });
+    expect(plan.action === 'refuse' && plan.message).toBe(
+      'build-stamp: sources changed since the last build, and the build tools are not installed (cyclonedx-npm, vite not found): run `npm run build` where the dev dependencies are (npm ci), then start again',
+    );
+  });
+
+  it('finds the build tools where `npm run` would: node_modules/.bin of the package or a parent, then PATH', () => {
+    const nested = join(root, 'apps', 'service');
+    mkdirSync(nested, { recursive: true });
+    expect(missingBuildTools(nested, pathWithoutPackageBins)).toEqual(['cyclonedx-npm', 'tsc', 'vite']);
+    installTools();
+    expect(missingBuildTools(nested, pathWithoutPackageBins)).toEqual([]);
+    rmSync(join(root, 'node_modules'), { recursive: true });
+    const bin = join(root, 'elsewhere');
+    for (const tool of ['cyclonedx-npm', 'tsc', 'vite']) write(`elsewhere/${tool}`, '#!/bin/sh\n');
+    expect(missingBuildTools(nested, `${pathWithoutPackageBins}:${bin}`)).toEqual([]);
+  });
+
+  it('refuses in a packed artifact without a build: it has nothing to build from', () => {
+    for (const dir of inputDirs) rmSync(join(root, dir), { recursive: true, force: true });
+    rmSync(join(root, 'dist'), { recursive: true });
+    installTools();
+    const plan = ensurePlan(root, pathWithoutPackageBins);
+    expect(plan.action === 'refuse' && plan.message).toMatch(/^build-stamp: no build yet \(dist\/src\/start\.cjs is missing\), and this package has no sources to build from: run `npm run build` in a checkout/);
+  });
+});
+
 describe('npm start’s prestart', () => {
-  /** Runs package.json's real `prestart` in the project, with an `npm` that only records its arguments. */
-  function prestart(): string[] {
+  /** Runs package.json's real `prestart` in the project, with an `npm` that only records its arguments; resolves with its calls, exit status and stderr. */
+  function prestart(): { calls: string[]; status: number; stderr: string } {
     const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     const bin = join(root, 'fake-bin');
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$*" >> "${join(root, 'npm-calls')}"\n`);
     chmodSync(join(bin, 'npm'), 0o755);
-    execFileSync('sh', ['-c', String(scripts.prestart)], { cwd: root, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` }, stdio: 'pipe' });
+    let status = 0;
+    let stderr = '';
+    try {
+      stderr = execFileSync('sh', ['-c', `${String(scripts.prestart)} 2>&1 1>/dev/null`], { cwd: root, env: { ...process.env, PATH: `${bin}:${pathWithoutPackageBins}` }, encoding: 'utf8' });
+    } catch (error) {
+      const failed = error as { status: number | null; stdout: string };
+      status = failed.status ?? -1;
+      stderr = failed.stdout;
+    }
     const calls = existsSync(join(root, 'npm-calls')) ? readFileSync(join(root, 'npm-calls'), 'utf8').trim().split('\n') : [];
     rmSync(join(root, 'npm-calls'), { force: true });
-    return calls;
+    return { calls, status, stderr };
   }
 
   beforeEach(() => {
     symlinkSync(join(repoRoot, 'scripts'), join(root, 'scripts'));
-    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
   });
 
-  it('runs the build when a source changed and skips it when nothing did', () => {
-    expect(prestart()).toEqual(['run build']);
+  it('runs on plain Node: builds when a source changed and skips it when nothing did', () => {
+    symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+    expect(prestart().calls).toEqual(['run build']);
     build();
-    expect(prestart()).toEqual([]);
+    expect(prestart()).toEqual({ calls: [], status: 0, stderr: '' });
     write('src/main.ts', 'export const a = 2;\n');
-    expect(prestart()).toEqual(['run build']);
+    expect(prestart().calls).toEqual(['run build']);
+  }, 30_000);
+
+  it('without the dev dependencies, starts a current build and stops on a stale one with one line', () => {
+    build();
+    expect(prestart()).toEqual({ calls: [], status: 0, stderr: '' });
+    write('src/main.ts', 'export const a = 2;\n');
+    const stale = prestart();
+    expect(stale.calls).toEqual([]);
+    expect(stale.status).toBe(1);
+    expect(stale.stderr.trim().split('\n')).toHaveLength(1);
+    expect(stale.stderr).toContain('run `npm run build`');
   }, 30_000);
 });
