@@ -98,8 +98,13 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
 async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Candidate[]): Promise<Map<string, Holding[]>> {
   const byProduct = new Map<string, Holding[]>();
   if (candidates.length === 0) return byProduct;
-  const from = Math.min(...candidates.map((c) => c.from));
-  const to = Math.max(...candidates.map((c) => c.to));
+  // A loop, not Math.min(...spread): thousands of candidates would overflow the call stack.
+  let from = Infinity;
+  let to = -Infinity;
+  for (const candidate of candidates) {
+    from = Math.min(from, candidate.from);
+    to = Math.max(to, candidate.to);
+  }
   for (let start = 0; start < candidates.length; start += idsPerQuery) {
     const ids = candidates.slice(start, start + idsPerQuery).map((c) => c.id);
     for (const holding of await holdingsOf(queries.asSystem(), ids, from, to)) {
