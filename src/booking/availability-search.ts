@@ -75,11 +75,13 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
   let ordered = base.selectAll();
   for (const order of compileSort(list.sort, products)) ordered = ordered.orderBy(order);
   const candidates: Candidate[] = [];
+  // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
+  const spans = new Map<string, { from: number; to: number }>();
   for (const row of (await ordered.execute()) as Row[]) {
     const zone = String(row.time_zone);
-    const from = resolveBound(zone, range.from);
-    const to = resolveBound(zone, range.to);
-    if (to > from) candidates.push({ row, id: String(row._id), from, to });
+    let span = spans.get(zone);
+    if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
+    if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span });
   }
   const byProduct = await holdingsByProduct(queries, candidates);
   const available = new Map<string, number>();
