@@ -58,7 +58,7 @@ export interface FieldDef {
   /** `string_list` only: maximum number of entries. */
   readonly maxItems?: number;
   /** Extra format check for strings. */
-  readonly format?: 'email' | 'uri' | 'currency' | 'cidr' | 'capability' | 'pem' | 'phone' | 'date';
+  readonly format?: 'email' | 'uri' | 'currency' | 'cidr' | 'capability' | 'pem' | 'phone' | 'date' | 'time-zone';
   /** Usable in `where` and query-parameter filters (operators follow the type). */
   readonly filterable?: boolean;
   readonly sortable?: boolean;
@@ -128,6 +128,11 @@ export interface ResourceSpec {
    * Each is led by `tenant_id`, ends with `_id` (the sort tie-breaker) and covers live rows.
    */
   readonly indexes?: readonly (readonly string[])[];
+  /**
+   * Indexes not led by `tenant_id`, by name, for reads that must see every tenant (a
+   * product's capacity is held by bookings of any tenant): columns in order, live rows only.
+   */
+  readonly crossTenantIndexes?: Readonly<Record<string, readonly string[]>>;
   /** Values shown once, in the create answer only, never stored in the record (a webhook's secret): name → description. */
   readonly shownOnCreate?: Readonly<Record<string, string>>;
   /** Resource-specific fields; the common ones are added by `defineResource`. */

@@ -140,6 +140,8 @@ export interface ProductsRecord {
   total_items: number;
   /** Lifecycle state. */
   status: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone: string;
   /** Visible to end users. */
   is_published: boolean;
 }
@@ -170,6 +172,8 @@ export interface ProductsListItem {
   total_items?: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -203,6 +207,8 @@ export interface ProductsCreate {
   total_items: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -225,6 +231,8 @@ export interface ProductsUpdate {
   total_items?: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -1425,7 +1433,7 @@ export interface ProductsTypes {
   readonly create: ProductsCreate;
   readonly update: ProductsUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "is_published";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "time_zone" | "is_published";
   /** Keys `sort` accepts (`-` for descending). */
   readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "city" | "-city" | "zip_code" | "-zip_code" | "total_items" | "-total_items" | "status" | "-status" | "is_published" | "-is_published";
   /** Fields `where` may filter on, with the type of their values. */
@@ -1441,6 +1449,7 @@ export interface ProductsTypes {
     readonly country: string;
     readonly total_items: number;
     readonly status: string;
+    readonly time_zone: string;
     readonly is_published: boolean;
   };
 }

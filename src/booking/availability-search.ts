@@ -1,0 +1,119 @@
+import type { ScopedQueries } from '../data/scoped-queries.js';
+import { validationError } from '../http/errors.js';
+import { compileFilter, compileSort } from '../query/compile-filter.js';
+import type { ListQuery, QueryString } from '../query/list-query.js';
+import { parseListQuery } from '../query/parse-list-query.js';
+import { parsePageNumber } from '../query/parse-page-number.js';
+import { singleParameter } from '../query/single-parameter.js';
+import { getResource } from '../registry/index.js';
+import type { Row } from '../services/record-codec.js';
+import { offeredUnits, zoneOf } from './availability.js';
+import { parseRange, resolveBound } from './availability-range.js';
+import type { RangeQuery } from './availability-range.js';
+import { holdingsOf } from './holdings.js';
+import type { Holding } from './occupancy.js';
+import { occupancy, peakHeld } from './occupancy.js';
+
+const products = getResource('products');
+
+const hourMs = 60 * 60 * 1000;
+/** A search range may span at most this long (the day-slot limit of one product). */
+const maxRangeMs = 366 * 24 * hourMs;
+/** Most units one search may ask for (a booking's own maximum quantity). */
+const maxQuantity = 10_000;
+
+/** A parsed availability search: the range, the units wanted, and the product list query. */
+export interface AvailabilitySearch {
+  readonly range: RangeQuery;
+  readonly quantity: number;
+  readonly list: ListQuery;
+}
+
+/** One page of products free for the search, with the fewest units free over the range. */
+export interface AvailabilityPage {
+  readonly rows: readonly Row[];
+  readonly available: ReadonlyMap<string, number>;
+  readonly total: number;
+}
+
+/**
+ * `from`, `to`, `quantity` (default 1) and the products list query language.
+ *
+ * @throws ApiError `validation_failed` (400)
+ */
+export function parseSearch(query: QueryString): AvailabilitySearch {
+  const list = parseListQuery(products, query, { extraReserved: ['from', 'to', 'quantity'] });
+  const quantity = parsePageNumber('quantity', singleParameter(query, 'quantity'), 1, maxQuantity);
+  const range = parseRange(query);
+  if (resolveBound('UTC', range.to) - resolveBound('UTC', range.from) > maxRangeMs) throw validationError([{ field: 'to', message: 'the range spans more than 366 days' }]);
+  return { range, quantity, list };
+}
+
+/** Product ids per holdings query: far below SQLite's 32 766 and PostgreSQL's 65 535 parameters. */
+const idsPerQuery = 5_000;
+
+/** A candidate product with the instants the range covers in its own time zone. */
+interface Candidate {
+  readonly row: Row;
+  readonly id: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The products in the caller's reach (a guest's: published ones only) matching the list
+ * query that have at least `quantity` units free at every instant of `[from, to)`, where a
+ * date means midnight in each product's own time zone. Two queries: the candidates in list
+ * order, then one holdings query for all of them (`product_id in (…)`; a list of ids keeps
+ * both databases on the holdings index, where a subquery let PostgreSQL scan the table).
+ */
+export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch): Promise<AvailabilityPage> {
+  const { list, range, quantity } = search;
+  let base = queries.scoped(products);
+  if (queries.principal.ownRecordsOf !== undefined) base = base.where('is_published', '=', queries.dialect.toDb('boolean', true));
+  if (list.filter) base = base.where(compileFilter(list.filter, products, queries.dialect));
+  let ordered = base.selectAll();
+  for (const order of compileSort(list.sort, products)) ordered = ordered.orderBy(order);
+  const candidates: Candidate[] = [];
+  // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
+  const spans = new Map<string, { from: number; to: number }>();
+  for (const row of (await ordered.execute()) as Row[]) {
+    const zone = zoneOf(row);
+    let span = spans.get(zone);
+    if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
+    if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span });
+  }
+  const byProduct = await holdingsByProduct(queries, candidates);
+  const available = new Map<string, number>();
+  const matching: Row[] = [];
+  for (const { row, id, from, to } of candidates) {
+    const free = Math.max(0, offeredUnits(row) - peakHeld(occupancy(byProduct.get(id) ?? []), from, to));
+    if (free < quantity) continue;
+    matching.push(row);
+    available.set(id, free);
+  }
+  const offset = (list.page - 1) * list.perPage;
+  return { rows: matching.slice(offset, offset + list.perPage), available, total: matching.length };
+}
+
+/** The holdings of the candidates over the widest span any of them needs, by product. */
+async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Candidate[]): Promise<Map<string, Holding[]>> {
+  const byProduct = new Map<string, Holding[]>();
+  if (candidates.length === 0) return byProduct;
+  // A loop, not Math.min(...spread): thousands of candidates would overflow the call stack.
+  let from = Infinity;
+  let to = -Infinity;
+  for (const candidate of candidates) {
+    from = Math.min(from, candidate.from);
+    to = Math.max(to, candidate.to);
+  }
+  for (let start = 0; start < candidates.length; start += idsPerQuery) {
+    const ids = candidates.slice(start, start + idsPerQuery).map((c) => c.id);
+    for (const holding of await holdingsOf(queries.asSystem(), ids, from, to)) {
+      const held = byProduct.get(holding.productId);
+      if (held) held.push(holding);
+      else byProduct.set(holding.productId, [holding]);
+    }
+  }
+  return byProduct;
+}
