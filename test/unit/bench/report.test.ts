@@ -53,7 +53,7 @@ describe('benchmark rounds (--repeat)', () => {
       database: 'sqlite',
       service: 'test',
       loadGenerator: 'test',
-      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, scenarios: ['get-bearer'] },
+      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, contenders: 100, scenarios: ['get-bearer'] },
       machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
       crypto: null,
       results: medianRows,
