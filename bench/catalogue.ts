@@ -14,7 +14,7 @@ import { nextEtag } from '../src/services/etag.js';
 import { recordToRow } from '../src/services/record-codec.js';
 import { validateBody } from '../src/services/validate-body.js';
 import { insertRows } from './bulk-seed.js';
-import { seededRandom } from './overlap.js';
+import { peakHeld, seededRandom } from './overlap.js';
 
 /** Ten cities, none of them the fixtures' Berlin, so a city search matches exactly its 100 products. */
 export const catalogueCities = ['Lisboa', 'Porto', 'Madrid', 'Sevilla', 'Valencia', 'Bologna', 'Torino', 'Lyon', 'Gent', 'Graz'] as const;
@@ -96,6 +96,12 @@ export function planBookings(random: () => number, totalItems: number, count: nu
   return planned;
 }
 
+/** The most units `plan` holds at any instant of `[from, to)` (what an availability slot calls `booked`). */
+export function plannedPeak(plan: readonly PlannedBooking[], from: number, to: number): number {
+  const clipped = plan.filter((b) => b.status === 'active' && b.start < to && b.end > from).map((b) => ({ start: Math.max(b.start, from), end: Math.min(b.end, to), quantity: b.quantity }));
+  return peakHeld(clipped).held;
+}
+
 /** A stored record with every column (null unless given), as `UnitOfWork.insert` builds it. */
 function storedRow(resource: ResourceDef, database: Database, record: Record<string, unknown>): Record<string, unknown> {
   const full: Record<string, unknown> = { ...Object.fromEntries(storedFields(resource).map((name) => [name, null])), ...record };
@@ -105,6 +111,10 @@ function storedRow(resource: ResourceDef, database: Database, record: Record<str
 export interface SeededCatalogue {
   /** Product ids by index (`catalogueProduct(index)`). */
   readonly productIds: readonly string[];
+  /** `total_items` by product index. */
+  readonly totalItems: readonly number[];
+  /** The bookings of each product, by product index: what the service should answer from. */
+  readonly plans: readonly (readonly PlannedBooking[])[];
   readonly bookings: number;
   /** Bookings that hold units (`active`). */
   readonly holding: number;
@@ -165,5 +175,5 @@ export async function seedCatalogue(database: Database, tenantId: string, shape:
       reference: `AV-${i}`,
     });
   });
-  return { productIds, bookings: total, holding, seconds: (performance.now() - started) / 1000 };
+  return { productIds, totalItems: totals, plans, bookings: total, holding, seconds: (performance.now() - started) / 1000 };
 }

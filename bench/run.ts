@@ -22,6 +22,7 @@ import type { ThrowawayDatabase } from './postgres-database.js';
 import { clusterScaling, formatReport, medianRatios, medianResults, ratios, writeReport } from './report.js';
 import type { RunReport } from './report.js';
 import { auditExportScenario } from './scenarios/audit-export.js';
+import { availabilityProductScenario, availabilitySearchScenario } from './scenarios/availability.js';
 import { bookContendedScenario } from './scenarios/book-contended.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
@@ -58,6 +59,8 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['garbage-bearer', garbageBearerScenario],
   ['webhook-delivery', webhookDeliveryScenario],
   ['book-contended', bookContendedScenario],
+  ['availability-product', availabilityProductScenario],
+  ['availability-search', availabilitySearchScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {
