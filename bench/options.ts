@@ -26,6 +26,11 @@ export interface BenchOptions {
   readonly repeat: number;
   /** Concurrent connections of `book-contended`, all booking one product. */
   readonly contenders: number;
+  /**
+   * SQLite only: `ANALYZE` after seeding the booking catalogue. Off by default, because the
+   * service never gathers statistics, so a production SQLite file has none (BENCHMARKS.md).
+   */
+  readonly analyze: boolean;
 }
 
 export const usage = `Usage: npm run bench -- [options]
@@ -41,7 +46,9 @@ export const usage = `Usage: npm run bench -- [options]
   --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)
   --repeat <n>          run the selected scenarios n times in rounds (default 1); the table shows each
                         scenario's median round, the targets the median ratio and every round's ratio
-  --contenders <n>      concurrent connections booking one product in book-contended (default 100)`;
+  --contenders <n>      concurrent connections booking one product in book-contended (default 100)
+  --analyze             SQLite: gather planner statistics (ANALYZE) after seeding the booking catalogue;
+                        off by default, as the service never does (PostgreSQL is always analysed)`;
 
 function positive(name: string, value: string | undefined, integer: boolean): number {
   const number = Number(value);
@@ -64,6 +71,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       profile: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       contenders: { type: 'string', default: '100' },
+      analyze: { type: 'boolean', default: false },
     },
   });
   const database = values.database ?? (env.DATABASE_URL ? 'postgres' : 'sqlite');
@@ -89,5 +97,6 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     profileDir: values.profile ?? null,
     repeat: positive('repeat', values.repeat, true),
     contenders: positive('contenders', values.contenders, true),
+    analyze: values.analyze,
   };
 }

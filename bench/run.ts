@@ -132,7 +132,7 @@ async function main(options: BenchOptions): Promise<number> {
       database: options.database,
       service: entry.label,
       loadGenerator: 'autocannon 8 (programmatic API) on one thread of the benchmark process; every server in its own process',
-      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, repeat: options.repeat, contenders: options.contenders, scenarios: [...scenarios] },
+      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, repeat: options.repeat, contenders: options.contenders, analyze: options.analyze, scenarios: [...scenarios] },
       machine,
       crypto: crypto ?? null,
       results,

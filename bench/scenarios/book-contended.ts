@@ -104,7 +104,7 @@ export async function bookContendedScenario(ctx: BenchContext): Promise<Scenario
         connections,
         request: { method: 'POST', path: '/v1/bookings', headers, setupRequest: (request) => ({ ...request, body: JSON.stringify(contendedBooking(contended.productId, contended.next++)) }) },
       },
-      extra: { contenders: connections, totalItems: contendedUnits, bookingMinutes: contendedMinutes },
+      extra: { contenders: connections, totalItems: contendedUnits, bookingMinutes: contendedMinutes, sqliteAnalyzed: ctx.options.database === 'sqlite' ? ctx.options.analyze : null },
     };
   });
   const check = await checkInvariant(ctx, contended.productId, contendedUnits);

@@ -37,6 +37,12 @@ describe('benchmark rounds (--repeat)', () => {
     expect(ratio?.value).toBe(0.75);
   });
 
+  it('parses --contenders (100 by default) and --analyze (off by default)', () => {
+    expect(parseOptions([], {})).toMatchObject({ contenders: 100, analyze: false });
+    expect(parseOptions(['--contenders', '20', '--analyze'], {})).toMatchObject({ contenders: 20, analyze: true });
+    expect(() => parseOptions(['--contenders', '0'], {})).toThrow(/--contenders must be a positive integer/);
+  });
+
   it('parses --repeat as a positive whole number, 1 by default', () => {
     expect(parseOptions([], {}).repeat).toBe(1);
     expect(parseOptions(['--repeat', '5'], {}).repeat).toBe(5);
@@ -53,7 +59,7 @@ describe('benchmark rounds (--repeat)', () => {
       database: 'sqlite',
       service: 'test',
       loadGenerator: 'test',
-      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, contenders: 100, scenarios: ['get-bearer'] },
+      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, contenders: 100, analyze: false, scenarios: ['get-bearer'] },
       machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
       crypto: null,
       results: medianRows,
@@ -101,7 +107,7 @@ describe('booking-core targets (CONTRACT.md part 3)', () => {
       database: 'sqlite',
       service: 'test',
       loadGenerator: 'test',
-      options: { duration: 10, warmup: 0, connections: 10, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: 1, contenders: 100, scenarios: ['book-contended'] },
+      options: { duration: 10, warmup: 0, connections: 10, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: 1, contenders: 100, analyze: false, scenarios: ['book-contended'] },
       machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
       crypto: null,
       results: [contended],
