@@ -49,61 +49,71 @@ export function parseSearch(query: QueryString): AvailabilitySearch {
   return { range, quantity, list };
 }
 
+/** Product ids per holdings query: far below SQLite's 32 766 and PostgreSQL's 65 535 parameters. */
+const idsPerQuery = 5_000;
+
+/** A candidate product with the instants the range covers in its own time zone. */
+interface Candidate {
+  readonly row: Row;
+  readonly id: string;
+  readonly from: number;
+  readonly to: number;
+}
+
 /**
  * The products in the caller's reach (a guest's: published ones only) matching the list
  * query that have at least `quantity` units free at every instant of `[from, to)`, where a
- * date means midnight in each product's own time zone. Two queries whatever the number of
- * candidates: the candidates themselves (only the columns availability needs, in list
- * order), then one holdings query over all of them; then the page's full rows.
+ * date means midnight in each product's own time zone. Two queries: the candidates in list
+ * order, then one holdings query for all of them (`product_id in (…)`; a list of ids keeps
+ * both databases on the holdings index, where a subquery let PostgreSQL scan the table).
  */
 export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch): Promise<AvailabilityPage> {
   const { list, range, quantity } = search;
   let base = queries.scoped(products);
   if (queries.principal.ownRecordsOf !== undefined) base = base.where('is_published', '=', queries.dialect.toDb('boolean', true));
   if (list.filter) base = base.where(compileFilter(list.filter, products, queries.dialect));
-  let ordered = base.select(['_id', 'total_items', 'status', 'time_zone']);
+  let ordered = base.selectAll();
   for (const order of compileSort(list.sort, products)) ordered = ordered.orderBy(order);
-  const candidates = await ordered.execute();
-  const ranges = new Map(candidates.map((row) => {
+  const candidates: Candidate[] = [];
+  // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
+  const spans = new Map<string, { from: number; to: number }>();
+  for (const row of (await ordered.execute()) as Row[]) {
     const zone = String(row.time_zone);
-    return [String(row._id), { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }];
-  }));
-  // Zones lie within UTC-12 and UTC+14: one query covering the widest local reading of the range.
-  const spans = [...ranges.values()];
-  const earliest = Math.min(...spans.map((s) => s.from));
-  const latest = Math.max(...spans.map((s) => s.to));
-  const holdings = await holdingsOf(queries.asSystem(), [...ranges.keys()], earliest, latest);
-  const byProduct = new Map<string, Holding[]>();
-  for (const holding of holdings) {
-    const list = byProduct.get(holding.productId);
-    if (list) list.push(holding);
-    else byProduct.set(holding.productId, [holding]);
+    let span = spans.get(zone);
+    if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
+    if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span });
   }
+  const byProduct = await holdingsByProduct(queries, candidates);
   const available = new Map<string, number>();
-  const matching: string[] = [];
-  for (const row of candidates) {
-    const id = String(row._id);
-    const span = ranges.get(id);
-    if (!span || span.to <= span.from) continue;
-    const free = Math.max(0, offeredUnits(row) - peakHeld(occupancy(byProduct.get(id) ?? []), span.from, span.to));
+  const matching: Row[] = [];
+  for (const { row, id, from, to } of candidates) {
+    const free = Math.max(0, offeredUnits(row) - peakHeld(occupancy(byProduct.get(id) ?? []), from, to));
     if (free < quantity) continue;
-    matching.push(id);
+    matching.push(row);
     available.set(id, free);
   }
   const offset = (list.page - 1) * list.perPage;
-  const pageIds = matching.slice(offset, offset + list.perPage);
-  return { rows: await pageRows(queries, pageIds), available, total: matching.length };
+  return { rows: matching.slice(offset, offset + list.perPage), available, total: matching.length };
 }
 
-/** The full rows of the page's products, in the page's order. */
-async function pageRows(queries: ScopedQueries, ids: readonly string[]): Promise<Row[]> {
-  if (ids.length === 0) return [];
-  const rows = (await queries.scoped(products).selectAll().where('_id', 'in', [...ids]).execute()) as Row[];
-  const byId = new Map(rows.map((row) => [String(row._id), row]));
-  const ordered: Row[] = [];
-  for (const id of ids) {
-    const row = byId.get(id);
-    if (row) ordered.push(row);
+/** The holdings of the candidates over the widest span any of them needs, by product. */
+async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Candidate[]): Promise<Map<string, Holding[]>> {
+  const byProduct = new Map<string, Holding[]>();
+  if (candidates.length === 0) return byProduct;
+  // A loop, not Math.min(...spread): thousands of candidates would overflow the call stack.
+  let from = Infinity;
+  let to = -Infinity;
+  for (const candidate of candidates) {
+    from = Math.min(from, candidate.from);
+    to = Math.max(to, candidate.to);
   }
-  return ordered;
+  for (let start = 0; start < candidates.length; start += idsPerQuery) {
+    const ids = candidates.slice(start, start + idsPerQuery).map((c) => c.id);
+    for (const holding of await holdingsOf(queries.asSystem(), ids, from, to)) {
+      const held = byProduct.get(holding.productId);
+      if (held) held.push(holding);
+      else byProduct.set(holding.productId, [holding]);
+    }
+  }
+  return byProduct;
 }

@@ -16,7 +16,7 @@ import { oauthLoginMigration } from './migrations/0012-oauth-login.js';
 import { otpResendLocksMigration } from './migrations/0013-otp-resend-locks.js';
 import { webhookDeliveryEventIndexMigration } from './migrations/0014-webhook-delivery-event-index.js';
 import { productTimeZoneMigration } from './migrations/0015-product-time-zone.js';
-import { bookingProductHoldingsIndexMigration } from './migrations/0016-booking-product-holdings-index.js';
+import { bookingHoldingsIndexMigration } from './migrations/0016-booking-holdings-index.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -37,7 +37,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0013-otp-resend-locks': otpResendLocksMigration(database.dialect),
     '0014-webhook-delivery-event-index': webhookDeliveryEventIndexMigration(),
     '0015-product-time-zone': productTimeZoneMigration(database.dialect),
-    '0016-booking-product-holdings-index': bookingProductHoldingsIndexMigration(database.dialect),
+    '0016-booking-holdings-index': bookingHoldingsIndexMigration(database.dialect),
   };
 }
 

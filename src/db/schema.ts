@@ -46,5 +46,5 @@ export function expectedTable(resource: ResourceDef): ExpectedTable {
   if (resource.softDelete) columns.set('deleted_at', 'timestamp');
   if (resource.tenancy === 'node') columns.set('path', 'string');
   const tenantIndexes = ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')].map((c) => tenantIndexName(resource.table, c));
-  return { resource: resource.name, table: resource.table, columns, indexes: [...tenantIndexes, ...compositeIndexes(resource).map((i) => i.name)] };
+  return { resource: resource.name, table: resource.table, columns, indexes: [...tenantIndexes, ...compositeIndexes(resource).map((i) => i.name), ...Object.keys(resource.crossTenantIndexes ?? {})] };
 }

@@ -54,7 +54,7 @@ export function defineResource(spec: ResourceSpec): ResourceDef {
     if (erasure) throw new Error(`resource ${spec.name}: field "${name}": ${erasure}`);
   }
   const fields = { ...commonFields, ...spec.fields };
-  for (const index of spec.indexes ?? []) {
+  for (const index of [...(spec.indexes ?? []), ...Object.values(spec.crossTenantIndexes ?? {})]) {
     const unknown = index.find((name) => !(name in fields));
     if (unknown) throw new Error(`resource ${spec.name}: index names unknown field "${unknown}"`);
   }

@@ -121,6 +121,11 @@ export interface ResourceSpec {
    * Each is led by `tenant_id`, ends with `_id` (the sort tie-breaker) and covers live rows.
    */
   readonly indexes?: readonly (readonly string[])[];
+  /**
+   * Indexes not led by `tenant_id`, by name, for reads that must see every tenant (a
+   * product's capacity is held by bookings of any tenant): columns in order, live rows only.
+   */
+  readonly crossTenantIndexes?: Readonly<Record<string, readonly string[]>>;
   /** Values shown once, in the create answer only, never stored in the record (a webhook's secret): name → description. */
   readonly shownOnCreate?: Readonly<Record<string, string>>;
   /** Resource-specific fields; the common ones are added by `defineResource`. */

@@ -1,4 +1,6 @@
 import type { CryptoKey } from 'jose';
+import { availabilityApi } from './availability-api.js';
+import type { AvailabilityApi, ProductAvailability, ProductAvailabilityOptions } from './availability-api.js';
 import { importClientKey } from './client-key.js';
 import type { ClientKey } from './client-key.js';
 import { realSleep, systemClock } from './clock.js';
@@ -43,7 +45,13 @@ export interface ClientOptions {
 }
 
 /** A connected client: one property per resource, plus the raw request and token access. */
-export interface Client extends ResourceClients {
+export interface Client extends Omit<ResourceClients, 'products'> {
+  /** `/v1/products`, plus each product's availability per local day or hour. */
+  readonly products: ResourceClients['products'] & {
+    availability(id: string, options: ProductAvailabilityOptions): Promise<ProductAvailability>;
+  };
+  /** `/v1/availability`: products with free units over a range. */
+  readonly availability: AvailabilityApi;
   /** An authenticated request to any API path (below `/v1`), with the same retries and errors. */
   request<T = unknown>(request: ApiRequest): Promise<ApiResponse<T>>;
   /** The current access token, fetched or refreshed if needed (for calls made elsewhere). */
@@ -88,8 +96,11 @@ export function createClient(options: ClientOptions): Client {
       return [property, Object.freeze(Object.fromEntries(methods.map((m) => [m, all[m].bind(all)])))];
     }),
   ) as unknown as ResourceClients;
+  const availability = availabilityApi(transport);
   return {
     ...resources,
+    products: Object.freeze({ ...resources.products, availability: availability.productAvailability }),
+    availability: availability.availability,
     request: (request) => transport.request(request),
     accessToken: () => tokens.get(),
     dpopThumbprint: async () => (dpop ? dpop.thumbprint() : undefined),

@@ -52,6 +52,48 @@ export interface ListIterator<I> extends AsyncIterable<I> {
 /** A listed item: the full record, or `_id` plus the selected `fields`. */
 export type ListItem<T extends ResourceTypes, F extends T['field']> = [F] extends [never] ? T['record'] : Pick<T['record'], Extract<F | '_id', keyof T['record']>>;
 
+/** The query string of a list's `where`, `sort`, `fields` and `filters`. */
+export function listQuery(options: Pick<ListOptions<ResourceTypes, string>, 'where' | 'sort' | 'fields' | 'filters'>): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.where) query.set('where', JSON.stringify(options.where));
+  if (options.sort?.length) query.set('sort', options.sort.join(','));
+  if (options.fields?.length) query.set('fields', options.fields.join(','));
+  for (const [name, value] of Object.entries(options.filters ?? {})) {
+    query.set(name, Array.isArray(value) ? value.join(',') : value instanceof Date ? value.toISOString() : String(value));
+  }
+  return query;
+}
+
+/**
+ * Every item of a paged collection at `path` (`{ items, total, page, per_page }`), requesting
+ * pages of `perPage` (default 100) from `page` (default 1) as the iteration needs them.
+ */
+export function pagedList<Item>(transport: Transport, path: string, query: URLSearchParams, options: { readonly perPage?: number; readonly page?: number }): ListIterator<Item> {
+  const perPage = options.perPage ?? 100;
+  async function* pages(): AsyncGenerator<Page<Item>> {
+    for (let page = options.page ?? 1; ; page++) {
+      const pageQuery = new URLSearchParams(query);
+      pageQuery.set('page', String(page));
+      pageQuery.set('per_page', String(perPage));
+      const { body } = await transport.request<{ items: Item[]; total: number; page: number; per_page: number }>({ method: 'GET', path, query: pageQuery });
+      yield { items: body.items, total: body.total, page: body.page, perPage: body.per_page };
+      if (body.items.length === 0 || page * body.per_page >= body.total) return;
+    }
+  }
+  async function* items(): AsyncGenerator<Item> {
+    for await (const page of pages()) yield* page.items;
+  }
+  return {
+    [Symbol.asyncIterator]: () => items(),
+    pages,
+    async toArray() {
+      const out: Item[] = [];
+      for await (const item of items()) out.push(item);
+      return out;
+    },
+  };
+}
+
 /** Options of {@link ResourceClient.updateWithRetry}. */
 export interface UpdateWithRetryOptions {
   /** Reads and writes before giving up on a record that keeps changing (default 5). */
@@ -79,39 +121,7 @@ export class ResourceClient<T extends ResourceTypes> {
 
   /** Iterates over every matching record, requesting pages of `perPage` as it goes. */
   list<F extends T['field'] = never>(options: ListOptions<T, F> = {}): ListIterator<ListItem<T, F>> {
-    const transport = this.#transport;
-    const path = this.#path;
-    const query = new URLSearchParams();
-    if (options.where) query.set('where', JSON.stringify(options.where));
-    if (options.sort?.length) query.set('sort', options.sort.join(','));
-    if (options.fields?.length) query.set('fields', options.fields.join(','));
-    for (const [name, value] of Object.entries(options.filters ?? {})) {
-      query.set(name, Array.isArray(value) ? value.join(',') : value instanceof Date ? value.toISOString() : String(value));
-    }
-    const perPage = options.perPage ?? 100;
-    type Item = ListItem<T, F>;
-    async function* pages(): AsyncGenerator<Page<Item>> {
-      for (let page = options.page ?? 1; ; page++) {
-        const pageQuery = new URLSearchParams(query);
-        pageQuery.set('page', String(page));
-        pageQuery.set('per_page', String(perPage));
-        const { body } = await transport.request<{ items: Item[]; total: number; page: number; per_page: number }>({ method: 'GET', path, query: pageQuery });
-        yield { items: body.items, total: body.total, page: body.page, perPage: body.per_page };
-        if (body.items.length === 0 || page * body.per_page >= body.total) return;
-      }
-    }
-    async function* items(): AsyncGenerator<Item> {
-      for await (const page of pages()) yield* page.items;
-    }
-    return {
-      [Symbol.asyncIterator]: () => items(),
-      pages,
-      async toArray() {
-        const out: Item[] = [];
-        for await (const item of items()) out.push(item);
-        return out;
-      },
-    };
+    return pagedList<ListItem<T, F>>(this.#transport, this.#path, listQuery(options), options);
   }
 
   /** Reads one record and its ETag. */

@@ -7,6 +7,9 @@ export const bookings = defineResource({
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
   indexes: [['status', 'start_time'], ['product_id', 'start_time']],
+  // Holdings of a product over a time range, of every tenant (capacity and availability):
+  // covering, so the scan never visits the table.
+  crossTenantIndexes: { bookings_holdings_idx: ['product_id', 'start_time', 'end_time', 'status', 'quantity', '_id'] },
   fields: {
     product_id: { type: 'reference', references: 'products', description: 'Booked product.', required: true, immutable: true, filterable: true, sortable: true, gdpr: 'none' },
     user_id: { type: 'reference', references: 'users', description: 'End user the booking is for.', nullable: true, filterable: true, gdpr: 'pseudonymous' },
