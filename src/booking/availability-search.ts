@@ -7,7 +7,7 @@ import { parsePageNumber } from '../query/parse-page-number.js';
 import { singleParameter } from '../query/single-parameter.js';
 import { getResource } from '../registry/index.js';
 import type { Row } from '../services/record-codec.js';
-import { offeredUnits } from './availability.js';
+import { offeredUnits, zoneOf } from './availability.js';
 import { parseRange, resolveBound } from './availability-range.js';
 import type { RangeQuery } from './availability-range.js';
 import { holdingsOf } from './holdings.js';
@@ -78,7 +78,7 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
   // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
   const spans = new Map<string, { from: number; to: number }>();
   for (const row of (await ordered.execute()) as Row[]) {
-    const zone = String(row.time_zone);
+    const zone = zoneOf(row);
     let span = spans.get(zone);
     if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
     if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span });

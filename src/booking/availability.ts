@@ -40,6 +40,11 @@ function parseGranularity(query: QueryString): Granularity {
   return value;
 }
 
+/** A product row's time zone; a row written around the API without one is in UTC, the column's default. */
+export function zoneOf(row: { readonly time_zone?: unknown }): string {
+  return typeof row.time_zone === 'string' ? row.time_zone : 'UTC';
+}
+
 /** Units a product offers: none while it takes no bookings (maintenance, retired). */
 export function offeredUnits(row: { readonly status?: unknown; readonly total_items?: unknown }): number {
   return closedStatuses.includes(String(row.status)) ? 0 : Number(row.total_items);
@@ -59,7 +64,7 @@ export async function productAvailability(queries: ScopedQueries, id: string, qu
   const range = parseRange(query);
   const row = await queries.find(products, id);
   if (!row) throw notFound(products.name);
-  const zone = String(row.time_zone);
+  const zone = zoneOf(row);
   const from = resolveBound(zone, range.from);
   const to = resolveBound(zone, range.to);
   if (to <= from) throw validationError([{ field: 'to', message: `must be after from (in the product's time zone ${zone})` }]);

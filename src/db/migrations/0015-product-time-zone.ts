@@ -5,14 +5,15 @@ import type { Db, SqlDialect } from '../dialect.js';
 /**
  * Products get the IANA `time_zone` their availability days and hours are local to.
  * Existing products were always answered in UTC, so the column defaults to `UTC` and every
- * existing row reads it from the start.
+ * existing row reads it from the start. Nullable like every other field column: the API
+ * always writes a zone, and a row written around it (a bulk load) reads as UTC.
  */
 export function productTimeZoneMigration(dialect: SqlDialect): Migration {
   return {
     async up(db: Db) {
       await db.schema
         .alterTable('products')
-        .addColumn('time_zone', sql.raw(dialect.columnType('string')), (c) => c.notNull().defaultTo('UTC'))
+        .addColumn('time_zone', sql.raw(dialect.columnType('string')), (c) => c.defaultTo('UTC'))
         .execute();
     },
   };
