@@ -19,7 +19,7 @@ const statuses = ['active', 'active', 'active', 'active', 'active', 'active', 'a
 const dayMs = 86_400_000;
 
 /** Inserts `count` rows built by `make` into `table`; returns the seconds it took. */
-async function insertRows(database: Database, table: string, count: number, make: (index: number) => Record<string, unknown>): Promise<number> {
+export async function insertRows(database: Database, table: string, count: number, make: (index: number) => Record<string, unknown>): Promise<number> {
   const started = performance.now();
   for (let offset = 0; offset < count; offset += transactionRows) {
     const end = Math.min(count, offset + transactionRows);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery'] as const;
+export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
 export type ReferenceScenario = (typeof referenceScenarios)[number];
@@ -24,6 +24,13 @@ export interface BenchOptions {
   readonly profileDir: string | null;
   /** Rounds of the selected scenarios, one after another; ratios are reported per round and as the median. */
   readonly repeat: number;
+  /** Concurrent connections of `book-contended`, all booking one product. */
+  readonly contenders: number;
+  /**
+   * SQLite only: `ANALYZE` after seeding the booking catalogue. Off by default, because the
+   * service never gathers statistics, so a production SQLite file has none (BENCHMARKS.md).
+   */
+  readonly analyze: boolean;
 }
 
 export const usage = `Usage: npm run bench -- [options]
@@ -38,7 +45,10 @@ export const usage = `Usage: npm run bench -- [options]
   --rows <n>            bookings in the measured tenant and audit entries to export (default 100000)
   --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)
   --repeat <n>          run the selected scenarios n times in rounds (default 1); the table shows each
-                        scenario's median round, the targets the median ratio and every round's ratio`;
+                        scenario's median round, the targets the median ratio and every round's ratio
+  --contenders <n>      concurrent connections booking one product in book-contended (default 100)
+  --analyze             SQLite: gather planner statistics (ANALYZE) after seeding the booking catalogue;
+                        off by default, as the service never does (PostgreSQL is always analysed)`;
 
 function positive(name: string, value: string | undefined, integer: boolean): number {
   const number = Number(value);
@@ -60,6 +70,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       rows: { type: 'string', default: '100000' },
       profile: { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      contenders: { type: 'string', default: '100' },
+      analyze: { type: 'boolean', default: false },
     },
   });
   const database = values.database ?? (env.DATABASE_URL ? 'postgres' : 'sqlite');
@@ -84,5 +96,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     rows: positive('rows', values.rows, true),
     profileDir: values.profile ?? null,
     repeat: positive('repeat', values.repeat, true),
+    contenders: positive('contenders', values.contenders, true),
+    analyze: values.analyze,
   };
 }

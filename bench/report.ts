@@ -12,6 +12,11 @@ export interface Ratio {
   /** The ratio, or with several rounds the median of the rounds' ratios. */
   readonly value: number | null;
   readonly target: number;
+  /** `at-least`: met when value ≥ target (rates, ratios); `below`: met when value < target (latencies, ms). */
+  readonly kind: 'at-least' | 'below';
+  /** Judged only on this database (measured and shown on the other); absent: judged on both. */
+  readonly judgedOn?: BenchOptions['database'];
+  /** null when there is no value or the run's database is not the one the target is judged on. */
   readonly met: boolean | null;
   /** Each round's ratio, in order (one entry without `--repeat`). */
   readonly rounds: readonly (number | null)[];
@@ -44,17 +49,36 @@ export function serviceTokenFloor(crypto: CryptoLimitReport | null | undefined):
   return crypto?.tokenFloor.libcrypto?.concurrent ?? crypto?.tokenFloor.jose.concurrent ?? null;
 }
 
-/** The issue's targets, each a quotient of two measured rates. */
-export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitReport | null): Ratio[] {
-  const tokens = byName(results, 'token-bearer')?.rps;
-  const list: [string, number | null, number][] = [
-    ['token-bearer ÷ oidc-provider', divide(tokens, byName(results, 'oidc-provider')?.rps), 1.3],
-    ['token-bearer ÷ crypto floor', divide(tokens, serviceTokenFloor(crypto)), 0.8],
-    ['get-bearer ÷ bare-fastify', divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), 0.5],
-    ['get-bearer ÷ bare-fastify-sqlite', divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify-sqlite')?.rps), 0.8],
-  ];
-  return list.map(([name, value, target]) => ({ name, value, target, met: value === null ? null : value >= target, rounds: [value] }));
+/** Whether `value` meets `target` of `kind`, on `database` (null: no value, or not judged there). */
+function judge(value: number | null, target: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>, database: BenchOptions['database']): boolean | null {
+  if (value === null || (target.judgedOn !== undefined && target.judgedOn !== database)) return null;
+  return target.kind === 'below' ? value < target.target : value >= target.target;
 }
+
+/**
+ * The targets: the issue's quotients of two measured rates, and the booking core's own
+ * figures (CONTRACT.md part 3): bookings/s of one contended product (judged on SQLite) and
+ * the p99 of the two availability reads (both databases).
+ */
+export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitReport | null, database: BenchOptions['database'] = 'sqlite'): Ratio[] {
+  const tokens = byName(results, 'token-bearer')?.rps;
+  const p99 = (name: string) => byName(results, name)?.p99 ?? null;
+  const list: Omit<Ratio, 'met' | 'rounds'>[] = [
+    { name: 'token-bearer ÷ oidc-provider', value: divide(tokens, byName(results, 'oidc-provider')?.rps), target: 1.3, kind: 'at-least' },
+    { name: 'token-bearer ÷ crypto floor', value: divide(tokens, serviceTokenFloor(crypto)), target: 0.8, kind: 'at-least' },
+    { name: 'get-bearer ÷ bare-fastify', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), target: 0.5, kind: 'at-least' },
+    { name: 'get-bearer ÷ bare-fastify-sqlite', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify-sqlite')?.rps), target: 0.8, kind: 'at-least' },
+    ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
+  ];
+  return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
+}
+
+/** The booking core's targets (CONTRACT.md part 3), each on one scenario's req/s or p99. */
+export const bookingTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 'judgedOn'> & { readonly scenario: string })[] = [
+  { name: 'book-contended bookings/s', scenario: 'book-contended', target: 500, kind: 'at-least', judgedOn: 'sqlite' },
+  { name: 'availability-product p99 ms', scenario: 'availability-product', target: 10, kind: 'below' },
+  { name: 'availability-search p99 ms', scenario: 'availability-search', target: 50, kind: 'below' },
+];
 
 /** The middle value (the lower of the two middles for an even count): a value one of the rounds measured. */
 function median<T>(values: readonly T[], key: (value: T) => number): T | undefined {
@@ -69,12 +93,12 @@ export function medianResults(rounds: readonly (readonly ScenarioResult[])[]): S
 }
 
 /** Per target, the median of the rounds' ratios (rounds where it could not be computed are left out). */
-export function medianRatios(perRound: readonly (readonly Ratio[])[]): Ratio[] {
+export function medianRatios(perRound: readonly (readonly Ratio[])[], database: BenchOptions['database'] = 'sqlite'): Ratio[] {
   const first = perRound[0] ?? [];
   return first.map((ratio, i) => {
     const rounds = perRound.map((round) => round[i]?.value ?? null);
     const value = median(rounds.filter((v): v is number => v !== null), (v) => v) ?? null;
-    return { name: ratio.name, value, target: ratio.target, met: value === null ? null : value >= ratio.target, rounds };
+    return { ...ratio, value, met: judge(value, ratio, database), rounds };
   });
 }
 
@@ -94,7 +118,7 @@ export function clusterScaling(results: readonly ScenarioResult[], workers: numb
  * shows the median of the rounds' ratios (`medians`), the figure the target is judged on,
  * rather than the quotient of two median rows.
  */
-function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], crypto: CryptoLimitReport | null, medians?: readonly Ratio[]): string {
+function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], crypto: CryptoLimitReport | null, database: BenchOptions['database'], medians?: readonly Ratio[]): string {
   const vs = (other: number | null | undefined, label: string, target?: number) => {
     const median = target === undefined ? undefined : medians?.find((r) => r.name === `${result.scenario} ÷ ${label}`);
     const value = median ? median.value : divide(result.rps, other);
@@ -115,9 +139,25 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
       return vs(byName(results, 'get-bearer')?.rps, 'get-bearer');
     case 'oidc-provider':
       return vs(crypto?.tokenFloor.jose.concurrent, 'jose crypto floor (its own crypto)');
+    case 'book-contended':
+    case 'availability-product':
+    case 'availability-search': {
+      const target = medians?.find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name)) ?? ratios(results, crypto, database).find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name));
+      return target ? `${targetText(target)}${medians ? ', median' : ''}: ${verdict(target)}` : '';
+    }
     default:
       return '';
   }
+}
+
+/** `≥ 500 bookings/s` or `p99 < 10 ms`, and on which database it is judged. */
+export function targetText(r: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>): string {
+  const where = r.judgedOn ? `, judged on ${r.judgedOn === 'sqlite' ? 'SQLite' : 'PostgreSQL'}` : '';
+  return `target ${r.kind === 'below' ? '<' : '≥'} ${r.target}${where}`;
+}
+
+function verdict(r: Pick<Ratio, 'met'>): string {
+  return r.met === null ? 'not judged here' : r.met ? 'met' : 'MISSED';
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -145,8 +185,15 @@ export function formatReport(report: RunReport): string {
     ref('crypto: ES512 verify, node:crypto sync', crypto.es512Verify.nodeSync.sequential);
   }
   for (const result of report.results) {
-    const failed = (result.phase?.non2xx ?? 0) + (result.phase?.errors ?? 0);
-    const notes = [ratioCell(result, report.results, crypto, report.options.repeat > 1 ? report.ratios : undefined), failed > 0 ? `${failed} failed requests not counted` : '', result.phase?.exhausted ? 'request pool ran out' : ''];
+    // book-contended runs capacity out on purpose: its 409 capacity_exceeded answers are part of the design.
+    const refusals = typeof result.extra.capacityRefusals === 'number' ? result.extra.capacityRefusals : 0;
+    const failed = (result.phase?.non2xx ?? 0) + (result.phase?.errors ?? 0) - refusals;
+    const notes = [
+      ratioCell(result, report.results, crypto, report.database, report.options.repeat > 1 ? report.ratios : undefined),
+      refusals > 0 ? `${refusals} × 409 capacity_exceeded (by design) not counted` : '',
+      failed > 0 ? `${failed} failed requests not counted` : '',
+      result.phase?.exhausted ? 'request pool ran out' : '',
+    ];
     rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
   }
   const out = [
@@ -162,7 +209,7 @@ export function formatReport(report: RunReport): string {
     out.push('', repeated ? `Targets (median of ${report.options.repeat} rounds; the table shows each scenario's median round):` : 'Targets:');
     for (const r of targets) {
       const rounds = repeated ? `  rounds: ${r.rounds.map((v) => num(v, 2)).join(', ')}` : '';
-      out.push(`  ${r.name.padEnd(30)} ${num(r.value, 2).padStart(6)}  (target ≥ ${r.target})  ${r.met ? 'met' : 'MISSED'}${rounds}`);
+      out.push(`  ${r.name.padEnd(30)} ${num(r.value, 2).padStart(6)}  (${targetText(r)})  ${verdict(r)}${rounds}`);
     }
   }
   const scaling = Object.entries(report.clusterScaling);

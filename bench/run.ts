@@ -22,6 +22,8 @@ import type { ThrowawayDatabase } from './postgres-database.js';
 import { clusterScaling, formatReport, medianRatios, medianResults, ratios, writeReport } from './report.js';
 import type { RunReport } from './report.js';
 import { auditExportScenario } from './scenarios/audit-export.js';
+import { availabilityProductScenario, availabilitySearchScenario } from './scenarios/availability.js';
+import { bookContendedScenario } from './scenarios/book-contended.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
 import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
@@ -56,6 +58,9 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['cluster', clusterScenario],
   ['garbage-bearer', garbageBearerScenario],
   ['webhook-delivery', webhookDeliveryScenario],
+  ['book-contended', bookContendedScenario],
+  ['availability-product', availabilityProductScenario],
+  ['availability-search', availabilitySearchScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {
@@ -127,12 +132,12 @@ async function main(options: BenchOptions): Promise<number> {
       database: options.database,
       service: entry.label,
       loadGenerator: 'autocannon 8 (programmatic API) on one thread of the benchmark process; every server in its own process',
-      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, repeat: options.repeat, scenarios: [...scenarios] },
+      options: { duration: options.duration, warmup: options.warmup, connections: options.connections, database: options.database, workers: options.workers, rows: options.rows, profileDir: options.profileDir, repeat: options.repeat, contenders: options.contenders, analyze: options.analyze, scenarios: [...scenarios] },
       machine,
       crypto: crypto ?? null,
       results,
       rounds: options.repeat > 1 ? rounds : null,
-      ratios: medianRatios(rounds.map((round) => ratios(round, crypto ?? null))),
+      ratios: medianRatios(rounds.map((round) => ratios(round, crypto ?? null, options.database)), options.database),
       clusterScaling: clusterScaling(results, options.workers),
     };
     process.stdout.write(`${formatReport(report)}\n`);

@@ -37,6 +37,12 @@ describe('benchmark rounds (--repeat)', () => {
     expect(ratio?.value).toBe(0.75);
   });
 
+  it('parses --contenders (100 by default) and --analyze (off by default)', () => {
+    expect(parseOptions([], {})).toMatchObject({ contenders: 100, analyze: false });
+    expect(parseOptions(['--contenders', '20', '--analyze'], {})).toMatchObject({ contenders: 20, analyze: true });
+    expect(() => parseOptions(['--contenders', '0'], {})).toThrow(/--contenders must be a positive integer/);
+  });
+
   it('parses --repeat as a positive whole number, 1 by default', () => {
     expect(parseOptions([], {}).repeat).toBe(1);
     expect(parseOptions(['--repeat', '5'], {}).repeat).toBe(5);
@@ -53,7 +59,7 @@ describe('benchmark rounds (--repeat)', () => {
       database: 'sqlite',
       service: 'test',
       loadGenerator: 'test',
-      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, scenarios: ['get-bearer'] },
+      options: { duration: 1, warmup: 0, connections: 1, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: uneven.length, contenders: 100, analyze: false, scenarios: ['get-bearer'] },
       machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
       crypto: null,
       results: medianRows,
@@ -63,6 +69,58 @@ describe('benchmark rounds (--repeat)', () => {
     };
     const row = formatReport(report).split('\n').find((line) => line.startsWith('| get-bearer'));
     expect(row).toContain('0.89× bare-fastify-sqlite (median) (≥ 0.8 met)');
+  });
+});
+
+describe('booking-core targets (CONTRACT.md part 3)', () => {
+  const timed = (scenario: string, rps: number, p99: number): ScenarioResult => ({ ...result(scenario, rps), p99 });
+  const target = (list: ReturnType<typeof ratios>, name: string) => list.find((r) => r.name === name);
+
+  it('judges the availability reads on their p99, below the target in ms, on both databases', () => {
+    const run = [timed('availability-product', 900, 9.99), timed('availability-search', 300, 50)];
+    for (const database of ['sqlite', 'postgres'] as const) {
+      const list = ratios(run, null, database);
+      expect(target(list, 'availability-product p99 ms')).toMatchObject({ value: 9.99, target: 10, kind: 'below', met: true });
+      expect(target(list, 'availability-search p99 ms')).toMatchObject({ value: 50, target: 50, met: false });
+    }
+  });
+
+  it('judges contended bookings/s on SQLite only, and still reports the PostgreSQL figure', () => {
+    const run = [timed('book-contended', 420, 300)];
+    expect(target(ratios(run, null, 'sqlite'), 'book-contended bookings/s')).toMatchObject({ value: 420, target: 500, kind: 'at-least', met: false });
+    expect(target(ratios(run, null, 'postgres'), 'book-contended bookings/s')).toMatchObject({ value: 420, met: null });
+  });
+
+  it('takes the median p99 of the rounds', () => {
+    const rounds = [8, 12, 9].map((p99) => ratios([timed('availability-product', 1, p99)], null));
+    expect(target(medianRatios(rounds), 'availability-product p99 ms')).toMatchObject({ value: 9, rounds: [8, 12, 9], met: true });
+  });
+
+  it('counts the 409s book-contended provokes as designed, not as failed requests', () => {
+    const contended: ScenarioResult = {
+      ...timed('book-contended', 600, 200),
+      phase: { seconds: 10, ok: 6000, non2xx: 550, errors: 0, timeouts: 0, rps: 600, p50: 100, p99: 200, mean: 100, bytesPerSecond: 0, statusCodes: { '201': 6000, '409': 550 }, exhausted: false },
+      extra: { capacityRefusals: 550 },
+    };
+    const report: RunReport = {
+      date: '2026-11-25T00:00:00.000Z',
+      database: 'sqlite',
+      service: 'test',
+      loadGenerator: 'test',
+      options: { duration: 10, warmup: 0, connections: 10, database: 'sqlite', workers: 2, rows: 1, profileDir: null, repeat: 1, contenders: 100, analyze: false, scenarios: ['book-contended'] },
+      machine: { cpuModel: 'test', cores: 2, totalMemoryGb: 1, platform: 'linux', node: 'v20', openssl: '3', loadAverageAtStart: 0 },
+      crypto: null,
+      results: [contended],
+      rounds: null,
+      ratios: ratios([contended], null, 'sqlite'),
+      clusterScaling: {},
+    };
+    const text = formatReport(report);
+    const row = text.split('\n').find((line) => line.startsWith('| book-contended'));
+    expect(row).toContain('target ≥ 500, judged on SQLite: met');
+    expect(row).toContain('550 × 409 capacity_exceeded (by design) not counted');
+    expect(row).not.toContain('failed requests');
+    expect(text).toMatch(/book-contended bookings\/s\s+600\.00\s+\(target ≥ 500, judged on SQLite\)\s+met/);
   });
 });
 

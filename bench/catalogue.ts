@@ -1,0 +1,179 @@
+/**
+ * The availability scenarios' data: 1 000 products in ten cities (100 each) of their own
+ * tenant, and 100 bookings per product spread over one year (100 000 in all), inserted in
+ * bulk like bench/bulk-seed.ts. The plan is pure and seeded (the same data on every run and
+ * on both databases) and valid: the bookings that hold units never hold more than the
+ * product's `total_items` at any instant, as if every one had been made through the API.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { Database } from '../src/db/dialect.js';
+import { storedFields } from '../src/db/schema.js';
+import { getResource } from '../src/registry/index.js';
+import type { ResourceDef } from '../src/registry/types.js';
+import { nextEtag } from '../src/services/etag.js';
+import { recordToRow } from '../src/services/record-codec.js';
+import { validateBody } from '../src/services/validate-body.js';
+import { insertRows } from './bulk-seed.js';
+import { peakHeld, seededRandom } from './overlap.js';
+
+/** Ten cities, none of them the fixtures' Berlin, so a city search matches exactly its 100 products. */
+export const catalogueCities = ['Lisboa', 'Porto', 'Madrid', 'Sevilla', 'Valencia', 'Bologna', 'Torino', 'Lyon', 'Gent', 'Graz'] as const;
+
+/** The year the bookings fall in (UTC). */
+export const catalogueYearStart = Date.UTC(2027, 0, 1);
+
+const hourMs = 3_600_000;
+const dayMs = 24 * hourMs;
+/** Check-in at 15:00 and check-out at 11:00 (UTC), as a hotel would. */
+const checkInHour = 15;
+const checkOutHour = 11;
+const maxNights = 7;
+const cancelledShare = 0.1;
+/** Tries to place a booking where capacity allows before it is stored as cancelled instead. */
+const placementAttempts = 20;
+
+export interface CatalogueShape {
+  readonly products: number;
+  readonly bookingsPerProduct: number;
+}
+
+export const defaultCatalogue: CatalogueShape = { products: 1_000, bookingsPerProduct: 100 };
+
+export interface PlannedBooking {
+  readonly start: number;
+  readonly end: number;
+  readonly quantity: number;
+  readonly status: 'active' | 'cancelled';
+}
+
+/** Product `index` as a create request body: 5–20 units, published, in one of the ten cities. */
+export function catalogueProduct(index: number): Record<string, unknown> {
+  const city = catalogueCities[index % catalogueCities.length] ?? catalogueCities[0];
+  return {
+    name: `${city} apartment ${index}`,
+    description: 'Two rooms, a kitchen and a balcony; linen and towels included.',
+    address: `Rua das Flores ${index + 1}`,
+    city,
+    zip_code: String(10_000 + index),
+    country: 'PT',
+    total_items: 5 + (index % 16),
+    is_published: true,
+  };
+}
+
+/**
+ * `count` bookings of one product with `totalItems` units over the year from `yearStart`:
+ * stays of 1–7 nights (15:00 to 11:00), 1–3 units, about one in ten cancelled. A stay that
+ * would hold more than `totalItems` units at some hour is moved to another day; after
+ * {@link placementAttempts} tries it is kept as a cancelled booking, which holds nothing.
+ */
+export function planBookings(random: () => number, totalItems: number, count: number, yearStart: number): PlannedBooking[] {
+  const held = new Int32Array((366 + maxNights + 1) * 24);
+  const planned: PlannedBooking[] = [];
+  const pick = (n: number) => Math.floor(random() * n);
+  for (let i = 0; i < count; i += 1) {
+    const wantsCancelled = random() < cancelledShare;
+    let booking: PlannedBooking | undefined;
+    for (let attempt = 0; attempt < placementAttempts && !booking; attempt += 1) {
+      const day = pick(365);
+      const nights = 1 + pick(maxNights);
+      const quantity = Math.min(totalItems, 1 + pick(3));
+      const first = day * 24 + checkInHour;
+      const last = (day + nights) * 24 + checkOutHour;
+      const candidate: PlannedBooking = { start: yearStart + first * hourMs, end: yearStart + last * hourMs, quantity, status: wantsCancelled ? 'cancelled' : 'active' };
+      if (wantsCancelled) {
+        booking = candidate;
+        break;
+      }
+      let fits = true;
+      for (let h = first; h < last && fits; h += 1) fits = (held[h] ?? 0) + quantity <= totalItems;
+      if (!fits) continue;
+      for (let h = first; h < last; h += 1) held[h] = (held[h] ?? 0) + quantity;
+      booking = candidate;
+    }
+    planned.push(booking ?? { start: yearStart + dayMs, end: yearStart + 2 * dayMs, quantity: 1, status: 'cancelled' });
+  }
+  return planned;
+}
+
+/** The most units `plan` holds at any instant of `[from, to)` (what an availability slot calls `booked`). */
+export function plannedPeak(plan: readonly PlannedBooking[], from: number, to: number): number {
+  const clipped = plan.filter((b) => b.status === 'active' && b.start < to && b.end > from).map((b) => ({ start: Math.max(b.start, from), end: Math.min(b.end, to), quantity: b.quantity }));
+  return peakHeld(clipped).held;
+}
+
+/** A stored record with every column (null unless given), as `UnitOfWork.insert` builds it. */
+function storedRow(resource: ResourceDef, database: Database, record: Record<string, unknown>): Record<string, unknown> {
+  const full: Record<string, unknown> = { ...Object.fromEntries(storedFields(resource).map((name) => [name, null])), ...record };
+  return { ...recordToRow(resource, database.dialect, full), etag: nextEtag(null, full), deleted_at: null };
+}
+
+export interface SeededCatalogue {
+  /** Product ids by index (`catalogueProduct(index)`). */
+  readonly productIds: readonly string[];
+  /** `total_items` by product index. */
+  readonly totalItems: readonly number[];
+  /** The bookings of each product, by product index: what the service should answer from. */
+  readonly plans: readonly (readonly PlannedBooking[])[];
+  readonly bookings: number;
+  /** Bookings that hold units (`active`). */
+  readonly holding: number;
+  readonly seconds: number;
+}
+
+export interface InsertedProducts {
+  readonly ids: readonly string[];
+  readonly totalItems: readonly number[];
+}
+
+/** Inserts `count` products of `tenantId` built by `body(index)` (create request bodies), in bulk. */
+export async function insertProducts(database: Database, tenantId: string, count: number, body: (index: number) => Record<string, unknown>): Promise<InsertedProducts> {
+  const products = getResource('products');
+  const createdMs = Date.now() - 30 * dayMs;
+  const at = new Date(createdMs).toISOString();
+  const ids: string[] = [];
+  const totalItems: number[] = [];
+  await insertRows(database, products.table, count, (index) => {
+    // The service's own validation fills the defaults (status, and whatever fields a later change adds).
+    const values = validateBody(products, body(index), 'create');
+    const id = uuidv7({ msecs: createdMs });
+    ids.push(id);
+    totalItems.push(Number(values.total_items));
+    return storedRow(products, database, { ...values, _id: id, tenant_id: tenantId, created_at: at, updated_at: at });
+  });
+  return { ids, totalItems };
+}
+
+/** Inserts the catalogue's products and bookings into `tenantId`, in bulk. */
+export async function seedCatalogue(database: Database, tenantId: string, shape: CatalogueShape = defaultCatalogue): Promise<SeededCatalogue> {
+  const started = performance.now();
+  const bookings = getResource('bookings');
+  const createdMs = Date.now() - 30 * dayMs;
+  const at = new Date(createdMs).toISOString();
+  const { ids: productIds, totalItems: totals } = await insertProducts(database, tenantId, shape.products, catalogueProduct);
+  const random = seededRandom(20_270_101);
+  const plans = productIds.map((_, index) => planBookings(random, totals[index] ?? 1, shape.bookingsPerProduct, catalogueYearStart));
+  const defaults = validateBody(bookings, { product_id: productIds[0], start_time: at, end_time: at }, 'create');
+  let holding = 0;
+  const total = shape.products * shape.bookingsPerProduct;
+  await insertRows(database, bookings.table, total, (i) => {
+    const product = i % shape.products;
+    const plan = plans[product]?.[Math.floor(i / shape.products)];
+    if (!plan) throw new Error(`no planned booking ${i}`);
+    if (plan.status === 'active') holding += 1;
+    return storedRow(bookings, database, {
+      ...defaults,
+      _id: uuidv7({ msecs: createdMs }),
+      tenant_id: tenantId,
+      created_at: at,
+      updated_at: at,
+      product_id: productIds[product],
+      start_time: new Date(plan.start).toISOString(),
+      end_time: new Date(plan.end).toISOString(),
+      status: plan.status,
+      quantity: plan.quantity,
+      reference: `AV-${i}`,
+    });
+  });
+  return { productIds, totalItems: totals, plans, bookings: total, holding, seconds: (performance.now() - started) / 1000 };
+}

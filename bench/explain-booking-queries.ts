@@ -1,0 +1,83 @@
+/**
+ * `npx tsx bench/explain-booking-queries.ts` (not part of `npm run bench`): the plans and
+ * times of the booking core's queries over the availability catalogue (1 000 products,
+ * 100 000 bookings) plus 5 000 bookings of one contended product, on a fresh SQLite file,
+ * or with `DATABASE_URL` on a throwaway PostgreSQL database. For each query: `EXPLAIN QUERY
+ * PLAN` (SQLite) or `EXPLAIN (ANALYZE, BUFFERS)` (PostgreSQL) and the median of 20 runs, on
+ * SQLite both without statistics (as the service leaves the file) and after `ANALYZE`. The
+ * SQL mirrors `holdingsOf` and `readableIds` in src/booking/. See BENCHMARKS.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import { buildOperatorServices } from '../cli/operator-services.js';
+import { maxBookingMs } from '../src/booking/holdings.js';
+import { loadConfig } from '../src/config/config.js';
+import type { Database } from '../src/db/dialect.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { openDatabase } from '../src/db/open-database.js';
+import { insertRows } from './bulk-seed.js';
+import { insertProducts, seedCatalogue } from './catalogue.js';
+import { createThrowawayDatabase } from './postgres-database.js';
+import { contendedBooking, contendedUnits } from './scenarios/book-contended.js';
+
+const contendedBookings = 5_000;
+
+async function report(database: Database, name: string, query: RawBuilder<unknown>): Promise<void> {
+  const postgres = database.dialect.name === 'postgres';
+  const plan = await (postgres ? sql`explain (analyze, buffers) ${query}` : sql`explain query plan ${query}`).execute(database.db);
+  const lines = (plan.rows as Record<string, unknown>[]).map((row) => String(row['QUERY PLAN'] ?? row.detail)).filter((line) => !/^\s*(Buffers|Planning)/.test(line));
+  const times: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < 20; i += 1) {
+    const started = performance.now();
+    rows = (await query.execute(database.db)).rows.length;
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`== ${name}: ${rows} rows, median ${(times[10] ?? Number.NaN).toFixed(3)} ms`);
+  for (const line of lines) console.log(`   ${line.length > 240 ? `${line.slice(0, 240)}…` : line}`);
+}
+
+const url = process.env.DATABASE_URL;
+const throwaway = url ? await createThrowawayDatabase(url) : undefined;
+const dir = mkdtempSync(join(tmpdir(), 'booking-explain-'));
+const config = loadConfig({ DATA_DIR: dir, PORT: '1', PUBLIC_URL: 'http://127.0.0.1:1', ...(throwaway ? { DATABASE_URL: throwaway.url } : {}) });
+const database = openDatabase(config);
+try {
+  await migrateToLatest(database);
+  const tenantId = String((await buildOperatorServices(config, database).createTenant({ name: 'explain', level: 'tenant', parent: undefined, currency: 'EUR' }))._id);
+  const seeded = await seedCatalogue(database, tenantId);
+  const { ids } = await insertProducts(database, tenantId, 1, () => ({ name: 'Contended hall', address: 'a', city: 'x', zip_code: '1', total_items: contendedUnits }));
+  const contended = ids[0] ?? '';
+  const { dialect } = database;
+  const at = (ms: number) => dialect.toDb('timestamp', new Date(ms).toISOString());
+  const now = new Date().toISOString();
+  await insertRows(database, 'bookings', contendedBookings, (n) => {
+    const body = contendedBooking(contended, n);
+    return { _id: `00000000-0000-7000-8000-${String(n).padStart(12, '0')}`, tenant_id: tenantId, created_at: dialect.toDb('timestamp', now), updated_at: dialect.toDb('timestamp', now), product_id: contended, start_time: dialect.toDb('timestamp', body.start_time), end_time: dialect.toDb('timestamp', body.end_time), status: 'active', quantity: 1, etag: 'x', deleted_at: null };
+  });
+  console.log(`${dialect.name}: ${seeded.bookings} catalogue bookings + ${contendedBookings} of one product`);
+  const holdings = (productIds: readonly string[], from: number, to: number) =>
+    sql`select _id, product_id, start_time, end_time, quantity from bookings where deleted_at is null and product_id in (${sql.join([...productIds])}) and start_time >= ${at(from - maxBookingMs)} and start_time < ${at(to)} and end_time > ${at(from)} and status in (${'active'}, ${'completed'})`;
+  const next = contendedBooking(contended, contendedBookings);
+  const conflicts = Array.from({ length: contendedUnits }, (_, n) => `00000000-0000-7000-8000-${String(contendedBookings - 1 - n).padStart(12, '0')}`);
+  const queries: [string, RawBuilder<unknown>][] = [
+    ['holdings: the contended product (capacity check)', holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)))],
+    ['holdings: one product, 31 days', holdings([seeded.productIds[7] ?? ''], Date.UTC(2027, 6, 1), Date.UTC(2027, 7, 1))],
+    ['holdings: 100 products, 7 days', holdings(seeded.productIds.filter((_, i) => i % 10 === 0), Date.UTC(2027, 6, 5), Date.UTC(2027, 6, 12))],
+    ['readableIds: conflicts of a 409', sql`select _id from bookings where deleted_at is null and tenant_id = ${tenantId} and _id in (${sql.join(conflicts)}) order by start_time, _id`],
+  ];
+  if (dialect.name === 'postgres') await sql`analyze`.execute(database.db);
+  for (const [name, query] of queries) await report(database, dialect.name === 'postgres' ? name : `${name} (no statistics)`, query);
+  if (dialect.name === 'sqlite') {
+    await sql`analyze`.execute(database.db);
+    for (const [name, query] of queries) await report(database, `${name} (after ANALYZE)`, query);
+  }
+} finally {
+  await database.close();
+  await throwaway?.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
