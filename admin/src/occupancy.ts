@@ -19,7 +19,7 @@ export function describeOccupancy(days: readonly DayOccupancy[], total: number):
   if (days.length === 0) return 'No days in range.';
   const peak = days.reduce((best, day) => (day.booked > best.booked ? day : best));
   const busy = days.filter((day) => day.booked > 0).length;
-  const full = days.filter((day) => day.available === 0).map((day) => dayLabel(day.day));
+  const full = days.filter((day) => day.booked > 0 && day.available === 0).map((day) => dayLabel(day.day));
   const peakText = peak.booked === 0 ? 'No unit is booked on any day.' : `Peak: ${peak.booked} of ${total} units booked on ${dayLabel(peak.day)}.`;
   const fullText = full.length === 0 ? 'No day is fully booked.' : `Fully booked: ${full.length > 5 ? `${full.length} days` : full.join(', ')}.`;
   return `${peakText} ${busy} of ${days.length} days have bookings. ${fullText}`;
