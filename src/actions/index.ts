@@ -2,6 +2,7 @@ import { resources } from '../registry/index.js';
 import { actionKey } from './action.js';
 import type { ActionDef } from './action.js';
 import { rotateClientKey } from './api-client-actions.js';
+import { availabilityActions } from './availability-actions.js';
 import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { oauthActions } from './oauth-actions.js';
 import { resourceActions } from './resource-actions.js';
@@ -16,7 +17,7 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, eraseUserAction, exportSubjectAction, previewRetentionAction, ...webhookActions, ...signInActions, ...oauthActions]);
+export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...availabilityActions, eraseUserAction, exportSubjectAction, previewRetentionAction, ...webhookActions, ...signInActions, ...oauthActions]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();

@@ -10,7 +10,7 @@ import { assertTransition } from './lifecycle.js';
 const products = getResource('products');
 
 /** Product statuses that take no new, moved or enlarged booking. */
-const closedStatuses: readonly string[] = ['maintenance', 'retired'];
+export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
 
 /**
  * The booking invariant (CONTRACT.md part 3): every write that could make a product's

@@ -58,7 +58,7 @@ export interface FieldDef {
   /** `string_list` only: maximum number of entries. */
   readonly maxItems?: number;
   /** Extra format check for strings. */
-  readonly format?: 'email' | 'uri' | 'currency' | 'cidr' | 'capability' | 'pem' | 'phone' | 'date';
+  readonly format?: 'email' | 'uri' | 'currency' | 'cidr' | 'capability' | 'pem' | 'phone' | 'date' | 'time-zone';
   /** Usable in `where` and query-parameter filters (operators follow the type). */
   readonly filterable?: boolean;
   readonly sortable?: boolean;

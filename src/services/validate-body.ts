@@ -5,6 +5,7 @@ import { isCapability } from '../derive/capabilities.js';
 import { isValidCidr } from '../security/ip-allowlist.js';
 import { reservedColumns } from '../registry/define-resource.js';
 import { normaliseTimestamp } from './timestamps.js';
+import { isTimeZone } from '../lib/time-zone.js';
 
 export type Mode = 'create' | 'update';
 
@@ -27,6 +28,7 @@ const formats: Record<NonNullable<FieldDef['format']>, (value: string) => string
   pem: (v) => (v.includes('-----BEGIN') ? undefined : 'must be a PEM document'),
   phone: (v) => (/^\+[1-9]\d{6,14}$/.test(v) ? undefined : 'must be an E.164 phone number (+4930123456)'),
   date: (v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : 'must be a date (YYYY-MM-DD)'),
+  'time-zone': (v) => (isTimeZone(v) ? undefined : 'must be an IANA time zone name (Europe/Berlin, UTC)'),
 };
 
 // In `u` mode a surrogate pair is one code point, so this matches only lone surrogates.

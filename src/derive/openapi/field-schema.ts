@@ -16,6 +16,7 @@ const formats: Readonly<Record<NonNullable<FieldDef['format']>, Schema>> = {
   cidr: { 'x-format': 'cidr', description: 'IPv4 or IPv6 CIDR (a bare address is a single host).' },
   capability: { 'x-format': 'capability', description: 'A capability name, as listed by GET /v1/capabilities.' },
   pem: { 'x-format': 'pem', description: 'A PEM document (SPKI public key).' },
+  'time-zone': { 'x-format': 'iana-time-zone', description: 'An IANA time zone name (Europe/Berlin, America/New_York, UTC).' },
 };
 
 function stringSchema(def: FieldDef): Schema {

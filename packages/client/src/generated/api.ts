@@ -17,7 +17,7 @@ export interface Problem {
   detail: string;
   /** The request path. */
   instance: string;
-  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  code: "validation_failed" | "malformed_json" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
   /** One entry per problem with the request (validation). */
   errors?: Array<{
     field: string;
@@ -27,6 +27,12 @@ export interface Problem {
   blocking_resources?: string[];
   /** On `legal_hold`: ids of the active legal holds that block the delete, erasure or purge. */
   holds?: string[];
+  /** On `capacity_exceeded`: the fewest units free at any instant of the requested interval (not counting the booking itself). */
+  available?: number;
+  /** On `capacity_exceeded`: ids of the overlapping bookings the caller may read. */
+  conflicts?: string[];
+  /** On `invalid_transition`: the statuses the booking may change to from its current one. */
+  allowed?: string[];
 }
 
 /** A node of the tenant hierarchy below `system`: partner, parent_tenant or tenant. */
@@ -134,6 +140,8 @@ export interface ProductsRecord {
   total_items: number;
   /** Lifecycle state. */
   status: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone: string;
   /** Visible to end users. */
   is_published: boolean;
 }
@@ -164,6 +172,8 @@ export interface ProductsListItem {
   total_items?: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -197,6 +207,8 @@ export interface ProductsCreate {
   total_items: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -219,6 +231,8 @@ export interface ProductsUpdate {
   total_items?: number;
   /** Lifecycle state. */
   status?: "active" | "maintenance" | "retired";
+  /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
+  time_zone?: string;
   /** Visible to end users. */
   is_published?: boolean;
 }
@@ -1419,7 +1433,7 @@ export interface ProductsTypes {
   readonly create: ProductsCreate;
   readonly update: ProductsUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "is_published";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "time_zone" | "is_published";
   /** Keys `sort` accepts (`-` for descending). */
   readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "city" | "-city" | "zip_code" | "-zip_code" | "total_items" | "-total_items" | "status" | "-status" | "is_published" | "-is_published";
   /** Fields `where` may filter on, with the type of their values. */
@@ -1435,6 +1449,7 @@ export interface ProductsTypes {
     readonly country: string;
     readonly total_items: number;
     readonly status: string;
+    readonly time_zone: string;
     readonly is_published: boolean;
   };
 }

@@ -1,0 +1,83 @@
+import { productAvailability } from '../booking/availability.js';
+import { parseSearch, searchAvailability } from '../booking/availability-search.js';
+import { productAvailabilitySchema, productAvailabilityParameters, searchParameters, searchSchema, searchSerializerSchema } from '../derive/openapi/availability-schemas.js';
+import { problems } from '../derive/openapi/problems.js';
+import { schemaName } from '../derive/openapi/resource-schemas.js';
+import { ref } from '../derive/openapi/types.js';
+import { serializerSchema } from '../derive/response-serializers.js';
+import { paginationHeaders } from '../http/pagination.js';
+import { pathId } from '../http/path-id.js';
+import { getResource } from '../registry/index.js';
+import type { ActionDef } from './action.js';
+
+const products = getResource('products');
+
+/** `GET /v1/products/{id}/availability`: booked and free units per local day or hour. */
+export const productAvailabilityAction: ActionDef = {
+  resource: 'products',
+  name: 'availability',
+  method: 'GET',
+  path: '/v1/products/:id/availability',
+  capability: 'products:read',
+  rateLimitGroup: 'reads',
+  authentication: 'client',
+  stepUp: false,
+  openapi: {
+    operationId: 'read_product_availability',
+    summary: "A product's availability per local day or hour",
+    tags: ['products'],
+    description:
+      "Slots are the local days (23 or 25 hours across a daylight-saving change) or clock hours of the product's `time_zone`, covering `[from, to)` from the boundary at or before `from` to the one at or after `to`. `booked` counts the bookings of every tenant that hold units (`active`, `completed`); a product in `maintenance` or `retired` offers 0. 404 for a product outside the caller's reach, as when reading it.",
+    parameters: [...productAvailabilityParameters],
+    responses: {
+      200: { description: 'The slots.', content: { 'application/json': { schema: productAvailabilitySchema } } },
+      ...problems('400', '404'),
+    },
+  },
+  schemas: { response: { 200: productAvailabilitySchema } },
+  async run(input, { resources }) {
+    const id = pathId(input.params.id ?? '', 'products');
+    return { status: 200, body: await productAvailability(resources.queries(input.context.principal), id, input.query) };
+  },
+};
+
+/** `GET /v1/availability`: the products free for a range, filtered, sorted and paged like their list. */
+export const searchAvailabilityAction: ActionDef = {
+  resource: 'products',
+  name: 'search-availability',
+  method: 'GET',
+  path: '/v1/availability',
+  capability: 'products:list',
+  rateLimitGroup: 'reads',
+  authentication: 'client',
+  stepUp: false,
+  openapi: {
+    operationId: 'search_availability',
+    summary: 'Products with free units over a range',
+    tags: ['products'],
+    description:
+      "The products in the caller's reach (an end user's: published ones) matching the products list query (`where`, field filters, `sort`, `fields`, paging) that have at least `quantity` units free at every instant of `[from, to)`; a date means midnight in each product's own `time_zone`. Each item carries `available`, the fewest units free over the range. The range spans at most 366 days.",
+    parameters: [...searchParameters],
+    responses: {
+      200: { description: 'One page of products.', headers: Object.fromEntries(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'].map((n) => [n, ref('headers', n)])), content: { 'application/json': { schema: searchSchema } } },
+      ...problems('400'),
+    },
+  },
+  schemas: { response: { 200: searchSerializerSchema(serializerSchema(schemaName(products, 'ListItem'))) } },
+  async run(input, { resources, origin }) {
+    const search = parseSearch(input.query);
+    const { principal } = input.context;
+    const found = await searchAvailability(resources.queries(principal), search);
+    const records = await resources.presentMany(products, principal, found.rows);
+    const keep = search.list.fields ? new Set(search.list.fields) : undefined;
+    const items = records.map((record) => {
+      const shown = keep ? Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key))) : record;
+      return { ...shown, available: found.available.get(String(record._id)) ?? 0 };
+    });
+    const { page, perPage } = search.list;
+    return { status: 200, headers: paginationHeaders({ total: found.total, page, perPage }, origin, input.url), body: { items, total: found.total, page, per_page: perPage } };
+  },
+};
+
+/** Both availability operations (CONTRACT.md part 3). */
+export const availabilityActions: readonly ActionDef[] = [productAvailabilityAction, searchAvailabilityAction];

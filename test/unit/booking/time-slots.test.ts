@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { midnightOf, slotsCovering, startOfDay, startOfHour } from '../../../src/booking/time-slots.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const hours = (slot: { start: number; end: number }) => (slot.end - slot.start) / 3_600_000;
+const days = (zone: string, from: string, to: string) => slotsCovering(zone, midnightOf(zone, Date.parse(from)), midnightOf(zone, Date.parse(to)), 'day', 400) ?? [];
+const hourSlots = (zone: string, from: string, to: string) => slotsCovering(zone, midnightOf(zone, Date.parse(from)), midnightOf(zone, Date.parse(to)), 'hour', 800) ?? [];
+
+describe('time slots', () => {
+  it('cuts Europe/Berlin days at local midnight, 23 and 25 hours across daylight saving', () => {
+    expect(days('Europe/Berlin', '2030-03-30', '2030-04-01').map((s) => [iso(s.start), hours(s)])).toEqual([
+      ['2030-03-29T23:00:00.000Z', 24],
+      ['2030-03-30T23:00:00.000Z', 23],
+    ]);
+    expect(days('Europe/Berlin', '2030-10-27', '2030-10-29').map((s) => [iso(s.start), hours(s)])).toEqual([
+      ['2030-10-26T22:00:00.000Z', 25],
+      ['2030-10-27T23:00:00.000Z', 24],
+    ]);
+  });
+
+  it('has 23 and 25 one-hour slots on those days, keeping both copies of the repeated hour', () => {
+    const spring = hourSlots('Europe/Berlin', '2030-03-31', '2030-04-01');
+    expect(spring).toHaveLength(23);
+    expect(spring.map(hours).every((h) => h === 1)).toBe(true);
+    const autumn = hourSlots('Europe/Berlin', '2030-10-27', '2030-10-28');
+    expect(autumn).toHaveLength(25);
+    expect(iso(autumn[2]?.start ?? 0)).toBe('2030-10-27T00:00:00.000Z');
+    expect(iso(autumn[3]?.start ?? 0)).toBe('2030-10-27T01:00:00.000Z');
+  });
+
+  it('starts a day at the first instant of the date when midnight is skipped (America/Santiago)', () => {
+    // Chile springs forward at 24:00 on the first Saturday of September: 2030-09-08 starts at 01:00.
+    const [, short] = days('America/Santiago', '2030-09-07', '2030-09-09');
+    expect(iso(short?.start ?? 0)).toBe('2030-09-08T04:00:00.000Z');
+    expect(hours(short ?? { start: 0, end: 0 })).toBe(23);
+  });
+
+  it('aligns hours to half-hour offsets and half-hour clock changes', () => {
+    expect(iso(startOfHour('Asia/Kolkata', Date.parse('2030-01-01T10:10:00Z')))).toBe('2030-01-01T09:30:00.000Z');
+    // Lord Howe Island falls back by 30 minutes: one local hour lasts 90 minutes.
+    const slots = hourSlots('Australia/Lord_Howe', '2030-04-07', '2030-04-08');
+    expect(slots.map(hours).filter((h) => h !== 1)).toEqual([1.5]);
+  });
+
+  it('floors an instant to its local day', () => {
+    expect(iso(startOfDay('America/New_York', Date.parse('2030-01-02T03:00:00Z')))).toBe('2030-01-01T05:00:00.000Z');
+    expect(iso(startOfDay('UTC', Date.parse('2030-01-02T03:00:00Z')))).toBe('2030-01-02T00:00:00.000Z');
+  });
+
+  it('refuses more slots than the maximum, even for very long ranges', () => {
+    const from = Date.parse('2030-01-01T00:00:00Z');
+    expect(slotsCovering('UTC', from, from + 3 * 86_400_000, 'day', 3)).toHaveLength(3);
+    expect(slotsCovering('UTC', from, from + 3 * 86_400_000 + 1, 'day', 3)).toBeUndefined();
+    expect(slotsCovering('UTC', from, from + 1e14, 'hour', 744)).toBeUndefined();
+  });
+});
