@@ -8,7 +8,7 @@ export interface Product {
   readonly status: 'active' | 'maintenance' | 'retired';
   readonly is_published: boolean;
   /** IANA zone the product's day slots are counted in (CONTRACT.md part 3). */
-  readonly time_zone?: string;
+  readonly time_zone: string;
 }
 
 export interface Booking {

@@ -15,7 +15,7 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
   const [page, setPage] = useState<ListPage<Booking>>({ items: [], total: 0 });
   const [error, setError] = useState('');
   const [message, setMessage] = useState('');
-  const zone = props.product.time_zone ?? 'UTC';
+  const zone = props.product.time_zone;
   const load = async () => {
     const params = new URLSearchParams({ product_id: props.product._id, end_time__gt: new Date().toISOString(), sort: 'start_time', per_page: '100' });
     try {

@@ -19,7 +19,7 @@ export function ProductOccupancy(props: { product: Product; version: number }) {
   const [availability, setAvailability] = useState<Availability>();
   const [error, setError] = useState('');
   useEffect(() => {
-    const from = dayIn(new Date(), props.product.time_zone ?? 'UTC');
+    const from = dayIn(new Date(), props.product.time_zone);
     const params = new URLSearchParams({ from, to: addDays(from, occupancyDays), granularity: 'day' });
     setError('');
     api.get<Availability>(`/v1/products/${encodeURIComponent(props.product._id)}/availability?${params}`).then(
