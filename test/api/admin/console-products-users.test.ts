@@ -8,9 +8,11 @@ import { checkAndShoot, screenshotDir, signInToConsole } from '../../support/con
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { startSmtp } from '../../support/mail-and-sms.js';
+import { signInByEmail } from '../../support/user-sign-in.js';
 
 const adminEmail = 'products-admin@example.test';
 const usersAdminEmail = 'users-admin@example.test';
+const otpOnlyAdminEmail = 'otp-only-admin@example.test';
 const newUserEmail = 'new-staff@example.test';
 
 /** `YYYY-MM-DD` of today (UTC, the products' default time zone) plus `days`. */
@@ -46,7 +48,7 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     h = await createHarness('sqlite', { adminDir: await adminBundle(), env: { SMTP_URL: smtp.url } });
     tenant = await h.tenant('Console products');
     const scope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
-    for (const email of [adminEmail, usersAdminEmail]) await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email, role: 'admin' });
+    for (const email of [adminEmail, usersAdminEmail, otpOnlyAdminEmail]) await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email, role: 'admin' });
     apiToken = await h.bearer(tenant, [...crud('products'), ...crud('bookings'), 'users:list', 'users:read', 'users:read:email', 'audit-logs:list']);
     // Two products through the API; the loft gets bookings over the next days (UTC).
     const loft = await api('POST', '/v1/products', { name: 'Harbour Loft', address: 'Kai 1', city: 'Hamburg', zip_code: '20457', total_items: 4 });
@@ -139,7 +141,7 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     }
   }, 90_000);
 
-  it('creates a staff user, makes them an admin and disables them, each change audited as the administrator', async () => {
+  it('creates a staff user, makes them an admin and disables them, each change audited as the administrator; a one-factor token may not', async () => {
     const { page, problems, close } = await consolePage(usersAdminEmail);
     try {
       // Users: create a staff user, make them an admin, disable them.
@@ -172,6 +174,17 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
       expect(userAudit.map((entry) => entry.action)).toEqual(['create', 'update', 'update']);
       expect(new Set(userAudit.map((entry) => entry.actor_id))).toEqual(new Set([await userId(usersAdminEmail)]));
       expect(problems).toEqual([]);
+
+      // The same writes with an administrator's one-factor token: step-up demanded (RFC 9470), nothing changed.
+      const otpOnly = await signInByEmail(h, smtp, tenant, otpOnlyAdminEmail, { advance: () => undefined, now: () => Date.now() });
+      const etag = String((await h.request({ method: 'GET', url: userPath, token: apiToken })).headers.etag);
+      for (const [method, url, body, headers] of [['POST', '/v1/users', { email: 'nope@example.test', role: 'staff' }, {}], ['PATCH', userPath, { role: 'staff' }, { 'if-match': etag }]] as const) {
+        const refused = await h.request({ method, url, token: otpOnly, body, headers });
+        expect(refused.statusCode, `${method} ${url}`).toBe(401);
+        expect(refused.json().code).toBe('mfa_required');
+        expect(refused.headers['www-authenticate']).toContain('insufficient_user_authentication');
+      }
+      expect((await api('GET', userPath)).role).toBe('admin');
     } finally {
       await close();
     }
