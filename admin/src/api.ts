@@ -54,6 +54,12 @@ export class Api {
 
 export const api = new Api();
 
+/** A record's current ETag, read fresh: the API demands it in `If-Match` for every change. */
+export async function etagOf(path: string): Promise<string> {
+  const { headers } = await api.get<unknown>(path);
+  return headers.get('etag') ?? '';
+}
+
 /** A human sentence for any failure, with field errors listed. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiProblem) {

@@ -1,7 +1,9 @@
 import { AuditLog } from './pages/audit-log.js';
 import { ApiClients } from './pages/api-clients.js';
+import { Products } from './pages/products.js';
 import { Security } from './pages/security.js';
 import { SignIn } from './pages/sign-in.js';
+import { Users } from './pages/users.js';
 import { Webhooks } from './pages/webhooks.js';
 import { href, route, settingsPages } from './router.js';
 import type { Route } from './router.js';
@@ -32,6 +34,8 @@ const pages: Record<Route, () => preact.JSX.Element> = {
   settings: Settings,
   'api-clients': ApiClients,
   webhooks: Webhooks,
+  products: Products,
+  users: Users,
   'audit-log': AuditLog,
   security: Security,
 };
@@ -50,6 +54,8 @@ export function App() {
         <span class="brand">Booking service</span>
         <nav aria-label="Main">
           <NavLink to="settings" current={inSettings} label="Settings" />
+          <NavLink to="products" current={at === 'products'} label="Products" />
+          <NavLink to="users" current={at === 'users'} label="Users" />
           <NavLink to="audit-log" current={at === 'audit-log'} label="Audit log" />
           <NavLink to="security" current={at === 'security'} label="Security" />
         </nav>

@@ -1,12 +1,14 @@
 import { signal } from './signal.js';
 
 /** The console's pages, addressed by the URL fragment (`#/settings/api-clients`). */
-export type Route = 'settings' | 'api-clients' | 'webhooks' | 'audit-log' | 'security';
+export type Route = 'settings' | 'api-clients' | 'webhooks' | 'products' | 'users' | 'audit-log' | 'security';
 
 const paths: Record<Route, string> = {
   settings: '#/settings',
   'api-clients': '#/settings/api-clients',
   webhooks: '#/settings/webhooks',
+  products: '#/products',
+  users: '#/users',
   'audit-log': '#/audit-log',
   security: '#/security',
 };

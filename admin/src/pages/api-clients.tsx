@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, describeError } from '../api.js';
+import { api, describeError, etagOf } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { downloadUrl, generateKeyPair } from '../components/key-pair.js';
 import { Notice } from '../components/notice.js';
@@ -24,12 +24,6 @@ interface Capability {
   readonly name: string;
   readonly resource: string;
   readonly description: string;
-}
-
-/** Reads a record's current ETag (the API needs it for every change). */
-async function etagOf(id: string): Promise<string> {
-  const { headers } = await api.get<ApiClient>(`/v1/api-clients/${encodeURIComponent(id)}`);
-  return headers.get('etag') ?? '';
 }
 
 /** Public key input: paste a PEM, or generate a pair here and download the private half. */
@@ -207,9 +201,9 @@ export function ApiClients() {
     }
   }
   const setDisabled = (client: ApiClient, disabled: boolean) =>
-    act(async () => api.call('PATCH', `/v1/api-clients/${encodeURIComponent(client._id)}`, { body: { disabled }, ifMatch: await etagOf(client._id) }), `${client.name} ${disabled ? 'disabled' : 'enabled'}.`);
+    act(async () => api.call('PATCH', `/v1/api-clients/${encodeURIComponent(client._id)}`, { body: { disabled }, ifMatch: await etagOf(`/v1/api-clients/${encodeURIComponent(client._id)}`) }), `${client.name} ${disabled ? 'disabled' : 'enabled'}.`);
   const remove = (client: ApiClient) =>
-    act(async () => api.call('DELETE', `/v1/api-clients/${encodeURIComponent(client._id)}`, { ifMatch: await etagOf(client._id) }), `${client.name} deleted.`);
+    act(async () => api.call('DELETE', `/v1/api-clients/${encodeURIComponent(client._id)}`, { ifMatch: await etagOf(`/v1/api-clients/${encodeURIComponent(client._id)}`) }), `${client.name} deleted.`);
   const sorted = useMemo(() => [...clients], [clients]);
 
   return (
