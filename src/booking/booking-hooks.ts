@@ -63,9 +63,16 @@ function holds(status: unknown): boolean {
   return holdingStatuses.includes(String(status ?? 'active'));
 }
 
-/** The product in the caller's reach, locked for the rest of the transaction. */
-function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
-  return unit.find(products, id, { lock: 'update' });
+/** Products each unit of work has locked: the lock hook reads the row, the checks reuse it. */
+const locked = new WeakMap<UnitOfWork, Row>();
+
+/** The product in the caller's reach, locked for the rest of the transaction (read once per unit). */
+async function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
+  const known = locked.get(unit);
+  if (known && known._id === id) return known;
+  const row = await unit.find(products, id, { lock: 'update' });
+  if (row) locked.set(unit, row);
+  return row;
 }
 
 /** `[start, end)` in epoch ms; `null` when not a valid range (left to the generic check). Longer than 366 days → 400. */

@@ -48,15 +48,18 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
   });
 }
 
-/** The ids among `holdings` the caller may read (another tenant's bookings stay unnamed). */
+/**
+ * The ids among `holdings` the caller may read (another tenant's bookings stay unnamed), by
+ * start time. A primary-key lookup, sorted here: an ORDER BY in the query let SQLite's
+ * planner walk the tenant's whole start-time index instead (hundreds of ms inside the
+ * product lock at 100 000 bookings).
+ */
 async function readableIds(unit: UnitOfWork, holdings: readonly Holding[]): Promise<string[]> {
   if (holdings.length === 0) return [];
-  const rows = await unit
-    .scoped(bookings)
-    .select('_id')
-    .where('_id', 'in', holdings.map((h) => h.id))
-    .orderBy('start_time')
-    .orderBy('_id')
-    .execute();
-  return rows.map((row) => String(row._id));
+  const rows = await unit.scoped(bookings).select('_id').where('_id', 'in', holdings.map((h) => h.id)).execute();
+  const readable = new Set(rows.map((row) => String(row._id)));
+  return holdings
+    .filter((h) => readable.has(h.id))
+    .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((h) => h.id);
 }

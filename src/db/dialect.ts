@@ -54,6 +54,13 @@ export interface SqlDialect {
    * (PostgreSQL NOTIFY); nothing on SQLite, whose processes rely on cache TTLs.
    */
   notify(trx: Db, channel: string, payload: string): Promise<void>;
+  /**
+   * Brings the query planner's table statistics up to date after migrations (SQLite's
+   * `PRAGMA optimize`, which analyses only tables that need it; PostgreSQL's autovacuum
+   * keeps its own statistics). Without them SQLite may walk a tenant's whole index where
+   * a primary-key or product index would do.
+   */
+  refreshStatistics(db: Db): Promise<void>;
   /** Runs `fn` in transaction `trx` with deletes from append-only tables allowed (retention purges). */
   withPurgeGate<T>(trx: Db, fn: () => Promise<T>): Promise<T>;
 }

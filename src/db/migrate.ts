@@ -74,6 +74,7 @@ export async function migrateToLatest(database: Database): Promise<MigrationRepo
     return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
   });
   await assertSchemaMatchesRegistry(database);
+  await database.dialect.refreshStatistics(database.db);
   return report;
 }
 

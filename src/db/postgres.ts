@@ -132,6 +132,9 @@ export const postgresDialect: SqlDialect = {
     // Delivered by PostgreSQL only if and when the transaction commits.
     await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
   },
+  async refreshStatistics() {
+    // Autovacuum analyses changed tables on its own.
+  },
   async withPurgeGate(trx, fn) {
     // Transaction-local setting: it ends with the purge transaction whatever happens.
     await sql`select set_config('booking.purge_gate', 'open', true)`.execute(trx);

@@ -70,6 +70,11 @@ export const sqliteDialect: SqlDialect = {
   },
   // One process per file in production; the CLI's changes reach a server by cache TTL.
   notify: async () => undefined,
+  async refreshStatistics(db) {
+    // 0x10002: check every table, even ones this connection has not used yet (SQLite's
+    // advice for a connection that has just opened); analysis_limit keeps it quick.
+    await sql`pragma optimize = 0x10002`.execute(db);
+  },
   async withPurgeGate(trx, fn) {
     await sql`insert into append_only_gate (open) values (1)`.execute(trx);
     const result = await fn();
@@ -169,6 +174,8 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = OFF');
+  // Bounds each table's ANALYZE (PRAGMA optimize) to a sample: milliseconds, at any size.
+  raw.pragma('analysis_limit = 1000');
   // RE2 semantics (linear time) for $regex: SQLite has no regex engine of its own.
   // Each statement starts a fresh budget; statements run synchronously, so the budget
   // spans exactly one statement's regex evaluations.
