@@ -7,8 +7,9 @@ import type { Harness } from '../../support/harness.js';
 /*
  * Random sequences of creates, moves, resizes, cancels, reactivations and completions on a
  * small product, checked step by step against a brute-force model that counts the units
- * held in every hour: the API must accept exactly what the model accepts, and the stored
- * bookings must never hold more than the product has.
+ * held in every hour: the API must accept exactly what the model accepts, the stored
+ * bookings must never hold more than the product has, and the availability endpoints must
+ * answer what the model recomputes by brute force.
  */
 
 const hours = 12;
@@ -58,7 +59,7 @@ describe.each(dialects)('capacity against a brute-force model on %s', (dialect) 
   });
   afterAll(() => h.close());
 
-  it('accepts exactly what fits and never exceeds total_items', async () => {
+  it('accepts exactly what fits, never exceeds total_items, and shows availability as the model counts it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(command, { minLength: 1, maxLength: 18 }), async (total, commands) => {
         const created = await h.request({ method: 'POST', url: '/v1/products/', token, body: { name: 'Model', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: total } });
@@ -84,6 +85,18 @@ describe.each(dialects)('capacity against a brute-force model on %s', (dialect) 
           expect(answer.statusCode, `${JSON.stringify(step)} on ${JSON.stringify(target)}: ${answer.body}`).toBe(expected);
           if (expected === 200) Object.assign(target, next, { etag: String(answer.headers.etag) });
         }
+        // Availability is a read model of the same rule: every hour's `booked` is the model's
+        // count, and the search finds the product exactly when the model has room all along.
+        const held = (hour: number) => bookings.filter((b) => holds(b) && b.start <= hour && hour < b.end).reduce((sum, b) => sum + b.quantity, 0);
+        const slots = await h.request({ method: 'GET', url: `/v1/products/${productId}/availability?from=${hourAt(0)}&to=${hourAt(hours)}&granularity=hour`, token });
+        expect(slots.statusCode, slots.body).toBe(200);
+        expect(slots.json().slots.map((slot: { booked: number }) => slot.booked)).toEqual(Array.from({ length: hours }, (_, hour) => held(hour)));
+        const [from, to] = [commands.length % hours, Math.min(hours, (commands.length % hours) + 3)];
+        const free = total - Math.max(...Array.from({ length: to - from }, (_, k) => held(from + k)));
+        const wanted = 1 + (commands.length % 3);
+        const search = await h.request({ method: 'GET', url: `/v1/availability?from=${hourAt(from)}&to=${hourAt(to)}&quantity=${wanted}&_id=${productId}`, token });
+        expect(search.statusCode, search.body).toBe(200);
+        expect(search.json().items).toEqual(free >= wanted ? [expect.objectContaining({ _id: productId, available: free })] : []);
         const stored = await h.database.db.selectFrom('bookings').select(['start_time', 'end_time', 'quantity', 'status']).where('product_id', '=', productId).execute();
         for (let hour = 0; hour < hours; hour += 1) {
           const at = Date.parse(hourAt(hour));
