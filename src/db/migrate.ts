@@ -15,6 +15,7 @@ import { incomingWebhooksMigration } from './migrations/0011-incoming-webhooks.j
 import { oauthLoginMigration } from './migrations/0012-oauth-login.js';
 import { otpResendLocksMigration } from './migrations/0013-otp-resend-locks.js';
 import { webhookDeliveryEventIndexMigration } from './migrations/0014-webhook-delivery-event-index.js';
+import { webhookDeliveryAttemptsMigration } from './migrations/0017-webhook-delivery-attempts.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -34,6 +35,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0012-oauth-login': oauthLoginMigration(database.dialect),
     '0013-otp-resend-locks': otpResendLocksMigration(database.dialect),
     '0014-webhook-delivery-event-index': webhookDeliveryEventIndexMigration(),
+    '0017-webhook-delivery-attempts': webhookDeliveryAttemptsMigration(database.dialect),
   };
 }
 
