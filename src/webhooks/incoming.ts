@@ -85,6 +85,11 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
   return { id: payload.id, type: String(payload.type ?? ''), orderId: typeof orderId === 'string' ? orderId : undefined };
 }
 
+/** The try-lock a delivery of an event holds while its transaction runs: a repeat meanwhile is a 409. */
+export function receivedLockKey(webhookId: string, eventId: string): string {
+  return `webhook-received:${webhookId}:${eventId}`;
+}
+
 /** Event types that pay for an order, per scheme (CONTRACT.md "Incoming webhooks"). */
 const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
   stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed']),
@@ -128,7 +133,7 @@ export class IncomingWebhooks {
     // Claim, effect (with its audit entry) and `done` commit together or not at all: a
     // failed effect leaves no claim behind, so the sender's retry runs it afresh.
     return runUnitOfWork(this.database, this.clock, { principal, clientIp: ip || null, requestId: null }, async (unit) => {
-      if (!(await unit.dialect.tryTransactionLock(unit.trx, `webhook-received:${id}:${event.id}`))) throw stillProcessing();
+      if (!(await unit.dialect.tryTransactionLock(unit.trx, receivedLockKey(id, event.id)))) throw stillProcessing();
       const claimed = await unit.trx
         .insertInto('webhook_received')
         .values({ webhook_id: id, event_id: event.id, fingerprint, state: 'processing', type: event.type, outcome: null, detail: null, received_at: unit.now })
