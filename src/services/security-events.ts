@@ -112,16 +112,18 @@ function newBatch(): Batch {
 }
 
 /**
- * Writes the security events of refusals (a token or capability refused, a replay, a
- * failed verification: nothing changed) and of token issuance to the audit trail with group commit: a write starts at the end
- * of the current event-loop turn (`setImmediate`), so every event recorded in that turn
+ * Writes the security events that come with no state change — refusals (a token or
+ * capability refused, a replay, a failed verification) and client token issuance — to the
+ * audit trail with group commit (a state change's event goes in its own transaction
+ * instead: {@link auditInUnit}). A write starts at the end of the current event-loop turn (`setImmediate`), so every event recorded in that turn
  * shares it; events arriving while a write is in flight form the next batch (one
  * transaction, one multi-row INSERT per 200 events). On SQLite a write finishes within
  * the turn it starts in, so without the wait nearly every token paid a commit of its own
  * (12 % of the main thread's time at 2,000 tokens/s). {@link record} resolves once its event is
  * committed, and callers answer the request only then — so an answered request's event
  * survives a crash, and under load many requests share one write. A failed write is
- * logged, never turned into a failure of the request it describes.
+ * logged, never turned into a failure of the request it describes: a refusal stands
+ * whether or not its entry could be written (docs/audit.md).
  */
 export class SecurityEvents {
   private collecting: Batch | undefined;
