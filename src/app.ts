@@ -53,7 +53,7 @@ import { OtpService } from './sign-in/otp-service.js';
 import { TotpService } from './sign-in/totp-service.js';
 import { UserTokens } from './sign-in/user-tokens.js';
 import { AddressGuard } from './webhooks/address-guard.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher, webhookQueue } from './webhooks/dispatcher.js';
 import { WebhookAdmin } from './webhooks/webhook-admin.js';
 import { IncomingWebhooks } from './webhooks/incoming.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
@@ -127,11 +127,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const metrics = new Metrics({
     tokenSigner: deps.keys.signer.name,
     poolStats: deps.database.poolStats?.bind(deps.database),
-    webhookQueue: async () => {
-      const row = await deps.database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
-      const oldest = row?.oldest === null || row?.oldest === undefined ? Number.NaN : Date.parse(String(row.oldest));
-      return { depth: Number(row?.depth ?? 0), oldestAgeMs: Number.isNaN(oldest) ? 0 : Math.max(0, clock.now() - oldest) };
-    },
+    webhookQueue: () => webhookQueue(deps.database, clock.now()),
   });
   const tenants = new TenantDirectory(deps.database);
   const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());

@@ -2,6 +2,7 @@ import { problems } from '../derive/openapi/problems.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
 import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
+import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation } from '../derive/openapi/types.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { paginationHeaders } from '../http/pagination.js';
@@ -23,6 +24,23 @@ function declare(name: string, method: 'GET' | 'POST', path: string, capability:
 }
 
 const id = ref('parameters', 'id');
+const deliveryIdParameter = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } } as const;
+
+/** The delivery named in the path; an implausible id is simply not found. */
+function deliveryIdOf(input: ActionInput): string {
+  const deliveryId = input.params.delivery_id;
+  if (!deliveryId || deliveryId.length > 200) throw notFound('webhooks');
+  return deliveryId;
+}
+
+const attempt = {
+  type: 'object',
+  properties: {
+    _id: { type: 'string' }, delivery_id: { type: 'string' }, webhook_id: { type: 'string' }, attempt: { type: 'integer', description: '1 for the first attempt.' },
+    status_code: { type: ['integer', 'null'] }, error: { type: ['string', 'null'] }, started_at: { type: 'string', format: 'date-time' },
+    finished_at: { type: 'string', format: 'date-time' }, duration_ms: { type: 'integer' },
+  },
+};
 const delivery = {
   type: 'object',
   properties: {
@@ -82,17 +100,25 @@ export const webhookActions: readonly ActionDef[] = [
     const page = await admin(services).deliveries(input.context, idOf(input), input.query);
     return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
   }), stepUp: false },
+  { ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
+    operationId: 'list_webhook_delivery_attempts', summary: 'Attempts of a delivery, oldest first',
+    description: 'One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver\'s status and what went wrong. The full list query language applies; the default sort is `attempt`.',
+    parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
+    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
+  }, async (input, services) => {
+    const page = await admin(services).attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
+    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+  }), stepUp: false },
   declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
-    operationId: 'retry_webhook_delivery', summary: 'Attempt a delivery again now', parameters: [id, { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } }],
+    operationId: 'retry_webhook_delivery', summary: 'Attempt a delivery again now', description: 'Audited as `retry` on the webhook, in the same transaction as the delivery\'s change.', parameters: [id, deliveryIdParameter],
     responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
   }, async (input, services) => {
-    const deliveryId = input.params.delivery_id;
-    if (!deliveryId || deliveryId.length > 200) throw notFound('webhooks');
+    const deliveryId = deliveryIdOf(input);
     await admin(services).retry(input.context, idOf(input), deliveryId);
     return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
   }),
   declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
-    operationId: 'test_webhook', summary: 'Send a ping', parameters: [id],
+    operationId: 'test_webhook', summary: 'Send a ping', description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.', parameters: [id],
     responses: { 202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } }, ...problems('404') },
   }, async (input, services) => ({ status: 202, body: { delivery_id: await admin(services).test(input.context, idOf(input)) } })),
 ];

@@ -138,9 +138,13 @@ export class UnitOfWork extends ScopedQueries {
     return { ...values, [field]: owner };
   }
 
-  /** An audit entry with no record change of its own (security events, purges). */
-  audit(event: AuditEvent): Promise<string> {
-    return appendAudit(this.db, this.dialect, this.context, event, this.now);
+  /**
+   * An audit entry with no record change of its own (security events, purges, sub-operations
+   * such as a webhook retry), in this transaction. `as` names another actor than the unit's
+   * (a sign-in's user, before the request carries any token).
+   */
+  audit(event: AuditEvent, as: RequestContext = this.context): Promise<string> {
+    return appendAudit(this.db, this.dialect, as, event, this.now);
   }
 
   /**

@@ -45,6 +45,13 @@ export interface SqlDialect {
    */
   withExclusiveLock<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T>;
   /**
+   * Takes a lock on `key` for the rest of transaction `trx` if no other transaction holds
+   * it, without waiting; false when another one does (PostgreSQL: a transaction-level
+   * advisory lock, so it works behind a transaction pooler too). SQLite runs one write
+   * transaction at a time, so there is never another holder: always true.
+   */
+  tryTransactionLock(trx: Db, key: string): Promise<boolean>;
+  /**
    * Makes `table` append-only in the database itself: UPDATE always fails, DELETE fails
    * unless the transaction opened the purge gate with {@link openPurgeGate}.
    */

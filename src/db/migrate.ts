@@ -17,6 +17,7 @@ import { otpResendLocksMigration } from './migrations/0013-otp-resend-locks.js';
 import { webhookDeliveryEventIndexMigration } from './migrations/0014-webhook-delivery-event-index.js';
 import { productTimeZoneMigration } from './migrations/0015-product-time-zone.js';
 import { bookingHoldingsIndexMigration } from './migrations/0016-booking-holdings-index.js';
+import { webhookDeliveryAttemptsMigration } from './migrations/0017-webhook-delivery-attempts.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -38,6 +39,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0014-webhook-delivery-event-index': webhookDeliveryEventIndexMigration(),
     '0015-product-time-zone': productTimeZoneMigration(database.dialect),
     '0016-booking-holdings-index': bookingHoldingsIndexMigration(database.dialect),
+    '0017-webhook-delivery-attempts': webhookDeliveryAttemptsMigration(database.dialect),
   };
 }
 

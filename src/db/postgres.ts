@@ -32,6 +32,8 @@ const introspectedTypes: Record<FieldType, string> = {
 
 /** Arbitrary constant naming this service's migration lock. */
 const migrationLockKey = 727_304_561;
+/** The first key of transaction-level try-locks ({@link SqlDialect.tryTransactionLock}); the second is a hash of the name. */
+const transactionLockClass = 727_304_562;
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
 
@@ -115,6 +117,11 @@ export const postgresDialect: SqlDialect = {
         await sql`reset statement_timeout`.execute(connection);
       }
     });
+  },
+  async tryTransactionLock(trx, key) {
+    // The two-key form: its own key space, apart from the migration lock's single key.
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${transactionLockClass}, hashtext(${key})) as locked`.execute(trx);
+    return rows[0]?.locked === true;
   },
   async protectAppendOnly(db, table) {
     await sql.raw(`

@@ -111,6 +111,23 @@ export interface ServiceTables {
     created_at: unknown;
     updated_at: unknown;
   };
+  webhook_delivery_attempts: {
+    _id: string;
+    tenant_id: string | null;
+    webhook_id: string;
+    delivery_id: string;
+    /** 1 for the first attempt of the delivery, then 2, 3, … (retries included). */
+    attempt: number;
+    /** The receiver's HTTP status; null when it did not answer (timeout, refused address). */
+    status_code: number | null;
+    error: string | null;
+    /** Timestamps as the dialect stores them (the attempts list reads these). */
+    started_at: unknown;
+    finished_at: unknown;
+    duration_ms: number;
+    created_at: unknown;
+    updated_at: unknown;
+  };
   webhook_received: {
     webhook_id: string;
     /** The sender's event id. */

@@ -60,6 +60,8 @@ export const sqliteDialect: SqlDialect = {
         throw error;
       }
     }),
+  // Writers are serialised (one connection in-process, the file's write lock across processes).
+  tryTransactionLock: async () => true,
   async protectAppendOnly(db, table) {
     // SQLite triggers cannot read session state, so the gate is a table the purge
     // transaction writes to and empties again before commit; writers are serialised, so

@@ -103,7 +103,9 @@ export type ResourceName =
   | 'retention-policies'
   | 'audit-logs'
   /** A sub-collection (`/v1/webhooks/{id}/deliveries`): described like a resource for its list query language, not one of the 13. */
-  | 'webhook-deliveries';
+  | 'webhook-deliveries'
+  /** The attempts of one delivery (`/v1/webhooks/{id}/deliveries/{delivery_id}/attempts`), a sub-collection likewise. */
+  | 'webhook-delivery-attempts';
 
 export interface ResourceSpec {
   /** Path segment under `/v1` and capability prefix. */

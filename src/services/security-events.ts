@@ -3,6 +3,9 @@ import type { Database } from '../db/dialect.js';
 import type { Principal } from '../security/principal.js';
 import { asSystem } from '../security/principal.js';
 import { appendAuditBatch } from '../data/audit-trail.js';
+import type { AuditEvent } from '../data/audit-trail.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
+import type { RequestContext } from './request-context.js';
 import type { Clock } from './clock.js';
 
 /** Security events of API clients (token endpoint, security pipeline). */
@@ -11,7 +14,7 @@ export type ClientEventName = 'token_issued' | 'token_refused' | 'replay_detecte
 /**
  * Security events of end users (sign-in, `docs/end-users.md`): a token issued (`sign_in`),
  * a code refused (`sign_in_failed`), a challenge dead after its last allowed try
- * (`sign_in_locked`), a code not sent (`otp_refused`: resend cooldown or daily cap), the
+ * (`sign_in_locked`), a code not sent (`otp_refused`: resend cooldown or daily cap) or issued (`otp_issued`), the
  * first factor passed with TOTP still to come (`mfa_challenge`), TOTP enrolment, activation
  * and removal, a refused TOTP code outside sign-in (`totp_failed`), a recovery code spent,
  * and the RFC 9470 step-up refusal (`step_up_required`).
@@ -21,6 +24,7 @@ export const userEventNames = [
   'sign_in_failed',
   'sign_in_locked',
   'otp_refused',
+  'otp_issued',
   'mfa_challenge',
   'totp_enrolled',
   'totp_activated',
@@ -67,6 +71,32 @@ function actor(event: SecurityEvent): Principal {
   return event.clientId ? { ...system, actorType: 'client', actorId: event.clientId, unrestricted: false } : system;
 }
 
+/** The audit entry of a security event, and the context it is written under (its actor, address and request). */
+export function securityEntry(event: SecurityEvent): { readonly context: RequestContext; readonly event: AuditEvent } {
+  return {
+    context: { principal: actor(event), clientIp: event.clientIp, requestId: event.requestId },
+    event: {
+      category: 'security',
+      action: event.name,
+      ...(event.userId === undefined ? { resource: 'api-clients', recordId: event.clientId } : { resource: 'users', recordId: event.userId }),
+      tenantId: event.tenantId,
+      oldValues: null,
+      newValues: event.details,
+    },
+  };
+}
+
+/**
+ * Records the security event of a state change (a TOTP enrolment, a challenge issued or
+ * spent, a sign-in) in that change's own unit of work: both commit or neither does, so
+ * auditing fails closed — an entry that cannot be written rolls the change back and the
+ * request fails. Refusals, which change nothing, go through {@link SecurityEvents.record}.
+ */
+export function auditInUnit(unit: UnitOfWork, event: SecurityEvent): Promise<string> {
+  const entry = securityEntry(event);
+  return unit.audit(entry.event, entry.context);
+}
+
 interface Batch {
   readonly items: { event: SecurityEvent; at: number }[];
   readonly written: Promise<void>;
@@ -82,15 +112,18 @@ function newBatch(): Batch {
 }
 
 /**
- * Writes security events to the audit trail with group commit: a write starts at the end
- * of the current event-loop turn (`setImmediate`), so every event recorded in that turn
+ * Writes the security events that come with no state change — refusals (a token or
+ * capability refused, a replay, a failed verification) and client token issuance — to the
+ * audit trail with group commit (a state change's event goes in its own transaction
+ * instead: {@link auditInUnit}). A write starts at the end of the current event-loop turn (`setImmediate`), so every event recorded in that turn
  * shares it; events arriving while a write is in flight form the next batch (one
  * transaction, one multi-row INSERT per 200 events). On SQLite a write finishes within
  * the turn it starts in, so without the wait nearly every token paid a commit of its own
  * (12 % of the main thread's time at 2,000 tokens/s). {@link record} resolves once its event is
  * committed, and callers answer the request only then — so an answered request's event
  * survives a crash, and under load many requests share one write. A failed write is
- * logged, never turned into a failure of the request it describes.
+ * logged, never turned into a failure of the request it describes: a refusal stands
+ * whether or not its entry could be written (docs/audit.md).
  */
 export class SecurityEvents {
   private collecting: Batch | undefined;
@@ -127,18 +160,7 @@ export class SecurityEvents {
 
   private async write(batch: readonly { event: SecurityEvent; at: number }[]): Promise<void> {
     try {
-      const entries = batch.map(({ event, at }) => ({
-        context: { principal: actor(event), clientIp: event.clientIp, requestId: event.requestId },
-        event: {
-          category: 'security',
-          action: event.name,
-          ...(event.userId === undefined ? { resource: 'api-clients', recordId: event.clientId } : { resource: 'users', recordId: event.userId }),
-          tenantId: event.tenantId,
-          oldValues: null,
-          newValues: event.details,
-        } as const,
-        at,
-      }));
+      const entries = batch.map(({ event, at }) => ({ ...securityEntry(event), at }));
       await this.database.db.transaction().execute((trx) => appendAuditBatch(trx, this.database.dialect, entries));
     } catch (error) {
       this.log.error({ err: error, events: batch.length }, 'could not record security events');

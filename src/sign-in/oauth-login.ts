@@ -11,7 +11,7 @@ import type { UserDirectory } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
-import { userEvent } from '../services/security-events.js';
+import { auditInUnit, userEvent } from '../services/security-events.js';
 import { invalidGrant, objectBody, unknownFields } from './otp-service.js';
 import { verifiedEmail } from './oauth-code-grant.js';
 import { unknownProvider } from './oauth-providers.js';
@@ -122,19 +122,23 @@ export class OAuthLogin {
     let provider = 'unknown';
     return this.recorded('token', () => provider, context, async () => {
       const code = parseCode(body);
-      const redeemed = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-        const hash = this.deps.dataKey.mac('oauth-login-code', code);
-        const used = await unit.trx.updateTable('oauth_login_codes').set({ used_at: unit.now }).where('code_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', unit.now).executeTakeFirst();
-        if (Number(used.numUpdatedRows) !== 1) return undefined;
-        return unit.trx.selectFrom('oauth_login_codes').select(['user_id', 'tenant_id', 'provider']).where('code_hash', '=', hash).executeTakeFirstOrThrow();
-      });
-      if (!redeemed) throw invalidGrant('The login code is wrong, expired or already used; sign in again');
-      tenantId = redeemed.tenant_id;
-      provider = redeemed.provider;
-      const user = await this.deps.users.get(redeemed.user_id);
-      if (!user?.active || user.tenantId !== redeemed.tenant_id) throw invalidGrant('The user of this login code is no longer active');
+      const hash = this.deps.dataKey.mac('oauth-login-code', code);
+      const spent = () => invalidGrant('The login code is wrong, expired or already used; sign in again');
+      // Read first (the user lookup cannot run inside the transaction: SQLite has one
+      // connection); the redemption below is the compare-and-set that decides.
+      const pending = await this.deps.database.db.selectFrom('oauth_login_codes').select(['user_id', 'tenant_id', 'provider', 'used_at', 'expires_at']).where('code_hash', '=', hash).executeTakeFirst();
+      if (!pending || pending.used_at !== null || Number(pending.expires_at) <= this.deps.clock.now()) throw spent();
+      tenantId = pending.tenant_id;
+      provider = pending.provider;
+      const user = await this.deps.users.get(pending.user_id);
+      if (!user?.active || user.tenantId !== pending.tenant_id) throw invalidGrant('The user of this login code is no longer active');
       const token = await this.deps.tokens.issue(user, ['fed']);
-      await this.deps.events.record(userEvent('sign_in', context, { userId: user.userId, tenantId: user.tenantId }, { method: 'oauth', provider, amr: ['fed'] }));
+      // The spent code and the `sign_in` event commit together, or neither does.
+      await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+        const used = await unit.trx.updateTable('oauth_login_codes').set({ used_at: unit.now }).where('code_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', unit.now).executeTakeFirst();
+        if (Number(used.numUpdatedRows) !== 1) throw spent();
+        await auditInUnit(unit, userEvent('sign_in', context, { userId: user.userId, tenantId: user.tenantId }, { method: 'oauth', provider, amr: ['fed'] }));
+      });
       return token;
     }, () => tenantId);
   }

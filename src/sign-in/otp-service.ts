@@ -1,6 +1,8 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/dialect.js';
+import type { Database, Db } from '../db/dialect.js';
+import { runUnitOfWork } from '../data/unit-of-work.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -8,7 +10,7 @@ import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
-import { userEvent } from '../services/security-events.js';
+import { auditInUnit, userEvent } from '../services/security-events.js';
 import type { SecurityEvents, UserEventName } from '../services/security-events.js';
 import type { Channel, MessageSender } from './messages.js';
 import { signInMessage } from './messages.js';
@@ -56,6 +58,29 @@ export function challengeRefusal(row: { readonly used_at: unknown; readonly atte
 }
 
 /**
+ * A sign-in step refused inside its transaction: thrown to roll back what the step had
+ * already claimed, then recorded through group commit (a refusal changes nothing).
+ */
+export class Refusal extends Error {
+  constructor(readonly reason: RefusalReason) {
+    super(`sign-in step refused: ${reason}`);
+  }
+}
+
+/** What a start's transaction did: issued a challenge, or refused for the resend cooldown or the daily cap. */
+type StartOutcome = { readonly kind: 'issued'; readonly id: string } | { readonly kind: 'cooldown'; readonly lastSent: number } | { readonly kind: 'daily_limit'; readonly error: ApiError };
+
+/** Runs a unit of work; a {@link Refusal} thrown inside (after its rollback) is returned instead of thrown. */
+export async function refusable<T>(work: () => Promise<T>): Promise<T | Refusal> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+}
+
+/**
  * Sign-in by one-time password. `start` answers the same whether or not the destination
  * belongs to a user, and in the same time: the message goes out after the answer. Codes
  * come from the CSPRNG, are stored as an HMAC under the data key, compared in constant time,
@@ -68,30 +93,38 @@ export class OtpService {
   async start(context: RequestContext, body: unknown): Promise<{ challenge_id: string; expires_in: number }> {
     const { tenantId, channel, destination } = parseStart(body);
     if (channel === 'sms' && !this.deps.sender.smsAvailable) throw validationError([{ field: 'channel', message: 'SMS sign-in is not configured (SMS_WEBHOOK_URL)' }]);
-    const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const user = await this.deps.users.findByDestination(tenantId, channel, destination);
     const active = user?.active === true ? user : undefined;
     // The destination itself stays out of the trail (personal data); the user, when known, is named.
     const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, tenantId, { channel, reason });
     const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
-    const lastSent = await this.claimResend(destinationKey, now);
-    if (lastSent !== undefined) {
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    // The challenge and its `otp_issued` event commit together; a refusal changes nothing
+    // but the resend slot (as before: a capped destination waits out its minute too).
+    const issued = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit): Promise<StartOutcome> => {
+      const lastSent = await this.claimResend(unit.trx, destinationKey, unit.now);
+      if (lastSent !== undefined) return { kind: 'cooldown', lastSent };
+      const capped = await this.countMessage(unit.trx, channel, unit.now);
+      if (capped) return { kind: 'daily_limit', error: capped };
+      const id = randomUUID();
+      await unit.trx
+        .insertInto('otp_challenges')
+        .values({ _id: id, tenant_id: tenantId, channel, destination_key: destinationKey, user_id: active?.userId ?? null, code_hash: this.deps.dataKey.mac('otp-code', id, code), attempts: 0, created_at: unit.now, expires_at: unit.now + otpPolicy.lifetimeMs, used_at: null })
+        .execute();
+      await this.audit(unit, 'otp_issued', context, active?.userId ?? null, tenantId, { channel, challenge_id: id });
+      return { kind: 'issued', id };
+    });
+    if (issued.kind === 'daily_limit') {
+      await refused('daily_limit');
+      throw issued.error;
+    }
+    if (issued.kind === 'cooldown') {
       await refused('cooldown');
-      const wait = Math.max(1, Math.ceil((lastSent + otpPolicy.resendAfterMs - now) / 1000));
+      const wait = Math.max(1, Math.ceil((issued.lastSent + otpPolicy.resendAfterMs - now) / 1000));
       throw new ApiError('rate_limited', `A code was sent to this destination less than a minute ago; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
     }
-    const capped = await this.countMessage(channel, now);
-    if (capped) {
-      await refused('daily_limit');
-      throw capped;
-    }
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const id = randomUUID();
-    await db
-      .insertInto('otp_challenges')
-      .values({ _id: id, tenant_id: tenantId, channel, destination_key: destinationKey, user_id: active?.userId ?? null, code_hash: this.deps.dataKey.mac('otp-code', id, code), attempts: 0, created_at: now, expires_at: now + otpPolicy.lifetimeMs, used_at: null })
-      .execute();
+    const { id } = issued;
     if (active) {
       const message = signInMessage(active.locale, code, otpPolicy.lifetimeMs / 60_000);
       // After the answer: a known and an unknown destination take the same time to answer.
@@ -115,8 +148,7 @@ export class OtpService {
    * the same instant, on any instance, one wins. Returns `undefined` when claimed, else
    * when the last code was sent.
    */
-  private async claimResend(destinationKey: string, now: number): Promise<number | undefined> {
-    const { db } = this.deps.database;
+  private async claimResend(db: Db, destinationKey: string, now: number): Promise<number | undefined> {
     // Slots past their minute are of no use; dropping them keeps no trace of old destinations.
     await db.deleteFrom('otp_resend_locks').where('sent_at', '<=', now - otpPolicy.resendAfterMs).execute();
     const claimed = await db
@@ -159,25 +191,38 @@ export class OtpService {
       if (attempts >= otpPolicy.maxAttempts) await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, attempts, challenge_id: challengeId });
       throw invalidGrant();
     }
-    const used = await db.updateTable('otp_challenges').set({ used_at: now }).where('_id', '=', challengeId).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) {
-      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'used', challenge_id: challengeId });
-      throw invalidGrant();
-    }
+    const refuse = async (reason: RefusalReason) => {
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason, challenge_id: challengeId });
+      return invalidGrant();
+    };
     const user = await this.deps.users.get(tried.user_id);
-    if (!user?.active) {
-      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'user_inactive', challenge_id: challengeId });
-      throw invalidGrant();
-    }
+    if (!user?.active) throw await refuse('user_inactive');
     const totp = await db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    const spend = async (unit: UnitOfWork) => {
+      const used = await unit.trx.updateTable('otp_challenges').set({ used_at: unit.now }).where('_id', '=', challengeId).where('used_at', 'is', null).executeTakeFirst();
+      if (Number(used.numUpdatedRows) !== 1) throw new Refusal('used');
+    };
+    // The spent challenge and what it led to (an mfa challenge, or a token) commit with their event.
     if (totp?.enabled === 1) {
       const token = randomBytes(32).toString('base64url');
-      await db.insertInto('mfa_challenges').values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: now + otpPolicy.mfaLifetimeMs, used_at: null }).execute();
-      await this.record('mfa_challenge', context, user.userId, user.tenantId, { channel: tried.channel });
+      const outcome = await refusable(() =>
+        runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+          await spend(unit);
+          await unit.trx.insertInto('mfa_challenges').values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: unit.now + otpPolicy.mfaLifetimeMs, used_at: null }).execute();
+          await this.audit(unit, 'mfa_challenge', context, user.userId, user.tenantId, { channel: tried.channel });
+        }),
+      );
+      if (outcome instanceof Refusal) throw await refuse(outcome.reason);
       return { mfa_required: true, mfa_token: token };
     }
     const issued = await this.deps.tokens.issue(user, ['otp']);
-    await this.record('sign_in', context, user.userId, user.tenantId, { amr: ['otp'], channel: tried.channel, role: user.role });
+    const outcome = await refusable(() =>
+      runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+        await spend(unit);
+        await this.audit(unit, 'sign_in', context, user.userId, user.tenantId, { amr: ['otp'], channel: tried.channel, role: user.role });
+      }),
+    );
+    if (outcome instanceof Refusal) throw await refuse(outcome.reason);
     return issued;
   }
 
@@ -189,15 +234,19 @@ export class OtpService {
     await this.record('sign_in_failed', context, row?.user_id ?? null, row?.tenant_id ?? null, { step: 'otp', reason, ...(row ? { channel: row.channel, challenge_id: challengeId } : {}) });
   }
 
+  /** The security event of a state change, in that change's transaction (fails closed). */
+  private audit(unit: UnitOfWork, name: UserEventName, context: RequestContext, userId: string | null, tenantId: string | null, details: Record<string, unknown>): Promise<string> {
+    return auditInUnit(unit, userEvent(name, context, { userId, tenantId }, details));
+  }
+
   private record(name: UserEventName, context: RequestContext, userId: string | null, tenantId: string | null, details: Record<string, unknown>): Promise<void> {
     return this.deps.events?.record(userEvent(name, context, { userId, tenantId }, details)) ?? Promise.resolve();
   }
 
   /** Counts a message against today's deployment-wide cap; past it, the 429 to answer (nothing is sent). */
-  private async countMessage(channel: Channel, now: number): Promise<ApiError | undefined> {
+  private async countMessage(db: Db, channel: Channel, now: number): Promise<ApiError | undefined> {
     const limit = this.deps.limits[channel];
     const day = new Date(now).toISOString().slice(0, 10);
-    const { db } = this.deps.database;
     // One statement counts and checks: concurrent starts on any instance cannot pass the cap together.
     const counted =
       limit > 0 &&

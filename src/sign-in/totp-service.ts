@@ -2,15 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory, UserState } from '../security/user-directory.js';
 import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
-import { userEvent } from '../services/security-events.js';
+import { auditInUnit, userEvent } from '../services/security-events.js';
 import type { SecurityEvents, UserEventName } from '../services/security-events.js';
-import { challengeRefusal, invalidGrant, objectBody, otpPolicy } from './otp-service.js';
+import { challengeRefusal, invalidGrant, objectBody, otpPolicy, Refusal, refusable } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -63,44 +64,54 @@ export class TotpService {
     private readonly deps: { readonly database: Database; readonly clock: Clock; readonly dataKey: DataKey; readonly users: UserDirectory; readonly tokens: UserTokens; readonly events?: SecurityEvents },
   ) {}
 
-  /** A new secret for the signed-in user (replacing one not yet activated). */
+  /** A new secret for the signed-in user (replacing one not yet activated), audited in the same transaction. */
   async enroll(context: RequestContext): Promise<Enrollment> {
     const user = await this.user(context);
-    const { db } = this.deps.database;
-    const existing = await db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
-    if (existing?.enabled === 1) throw new ApiError('conflict', 'TOTP is already on; turn it off first (POST /v1/auth/totp/disable with a current code)');
     const secret = new Secret({ size: 20 });
     const totp = this.totp(secret, user);
     const codes = Array.from({ length: recoveryCodeCount }, recoveryCode);
-    const row = {
-      user_id: user.userId,
-      secret: this.deps.dataKey.encrypt(secret.base32),
-      enabled: 0,
-      last_step: -1,
-      recovery_codes: JSON.stringify(codes.map((code) => this.deps.dataKey.mac('recovery', user.userId, code))),
-      created_at: this.deps.clock.now(),
-    };
-    await db.insertInto('user_totp').values(row).onConflict((conflict) => conflict.column('user_id').doUpdateSet(row).where('user_totp.enabled', '=', 0)).execute();
-    await this.record('totp_enrolled', context, user, { recovery_codes: codes.length });
+    await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      const existing = await unit.trx.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+      if (existing?.enabled === 1) throw new ApiError('conflict', 'TOTP is already on; turn it off first (POST /v1/auth/totp/disable with a current code)');
+      const row = {
+        user_id: user.userId,
+        secret: this.deps.dataKey.encrypt(secret.base32),
+        enabled: 0,
+        last_step: -1,
+        recovery_codes: JSON.stringify(codes.map((code) => this.deps.dataKey.mac('recovery', user.userId, code))),
+        created_at: unit.now,
+      };
+      await unit.trx.insertInto('user_totp').values(row).onConflict((conflict) => conflict.column('user_id').doUpdateSet(row).where('user_totp.enabled', '=', 0)).execute();
+      await this.audit(unit, 'totp_enrolled', context, user, { recovery_codes: codes.length });
+    });
     return { secret: secret.base32, otpauth_uri: totp.toString(), recovery_codes: codes };
   }
 
-  /** Turns TOTP on with a first valid code. */
+  /** Turns TOTP on with a first valid code: the step claimed, the flag and the event in one transaction. */
   async activate(context: RequestContext, body: unknown): Promise<void> {
     const user = await this.user(context);
     const code = parseCode(body, 'code');
-    const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
-    if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
-    const outcome = await this.accept(row, user, code, { enabling: true });
+    const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
+      if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
+      const accepted = await this.accept(unit, row, user, code, { enabling: true });
+      if (accepted !== 'accepted') return accepted;
+      await this.setFlag(unit, user, true);
+      await this.audit(unit, 'totp_activated', context, user);
+      return accepted;
+    });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'activate', reason: outcome });
       throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
     }
-    await this.setFlag(context, user, true);
-    await this.record('totp_activated', context, user);
   }
 
-  /** The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or recovery) code. */
+  /**
+   * The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or
+   * recovery) code. The try is counted on its own (it must stay counted whatever follows);
+   * the code's claim, the spent challenge and the `recovery_code_used` and `sign_in` events
+   * are one transaction.
+   */
   async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
     const input = objectBody(body);
     const token = input.mfa_token;
@@ -136,59 +147,80 @@ export class TotpService {
     const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', tried.user_id).executeTakeFirst();
     if (!user?.active || !row || row.enabled !== 1) throw await refuse('user_inactive');
     const recovery = code.includes('-');
-    const outcome = recovery ? await this.useRecoveryCode(row, user, code) : await this.accept(row, user, code, { enabling: false });
-    if (outcome !== 'accepted') throw await refuse(outcome);
-    const used = await db.updateTable('mfa_challenges').set({ used_at: now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(used.numUpdatedRows) !== 1) throw await refuse('used');
-    if (recovery) await this.record('recovery_code_used', context, user, { remaining: (JSON.parse(row.recovery_codes) as unknown[]).length - 1 });
+    // The code is checked first (no write); only a matching one costs a signature and a transaction.
+    const step = recovery ? null : matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, now);
+    const recoveryHashes = JSON.parse(row.recovery_codes) as string[];
+    if (recovery ? !recoveryHashes.some((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code)) : step === null) throw await refuse('wrong_code');
     const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
-    await this.record('sign_in', context, user, { amr: ['otp', 'totp'], second_factor: recovery ? 'recovery_code' : 'totp', role: user.role });
+    const outcome = await refusable(() =>
+      runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+        const claimed = recovery ? await this.useRecoveryCode(unit, row, user, code) : await this.claimStep(unit, user, step ?? 0, { enabling: false });
+        if (claimed !== 'accepted') throw new Refusal(claimed);
+        const used = await unit.trx.updateTable('mfa_challenges').set({ used_at: unit.now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+        if (Number(used.numUpdatedRows) !== 1) throw new Refusal('used');
+        if (recovery) await this.audit(unit, 'recovery_code_used', context, user, { remaining: recoveryHashes.length - 1 });
+        await this.audit(unit, 'sign_in', context, user, { amr: ['otp', 'totp'], second_factor: recovery ? 'recovery_code' : 'totp', role: user.role });
+      }),
+    );
+    if (outcome instanceof Refusal) throw await refuse(outcome.reason);
     return issued;
   }
 
   /**
    * Step-up (RFC 9470) within a session: the signed-in user proves the second factor with a
-   * TOTP code and gets a token carrying `totp` in `amr` — e.g. right after enrolling.
+   * TOTP code and gets a token carrying `totp` in `amr` — e.g. right after enrolling. The
+   * step's claim and the `sign_in` event are one transaction.
    */
   async stepUp(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
     const user = await this.user(context);
     const code = parseCode(body, 'code');
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
-    const outcome = await this.accept(row, user, code, { enabling: false });
-    if (outcome !== 'accepted') {
-      await this.record('totp_failed', context, user, { operation: 'step_up', reason: outcome });
-      throw invalidGrant('The code is not the current code of the authenticator, or was used already');
-    }
+    const refuse = async (reason: Outcome) => {
+      await this.record('totp_failed', context, user, { operation: 'step_up', reason });
+      return invalidGrant('The code is not the current code of the authenticator, or was used already');
+    };
+    const step = matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, this.deps.clock.now());
+    if (step === null) throw await refuse('wrong_code');
     const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
-    await this.record('sign_in', context, user, { amr: ['otp', 'totp'], step: 'step_up', role: user.role });
+    const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      const claimed = await this.claimStep(unit, user, step, { enabling: false });
+      if (claimed === 'accepted') await this.audit(unit, 'sign_in', context, user, { amr: ['otp', 'totp'], step: 'step_up', role: user.role });
+      return claimed;
+    });
+    if (outcome !== 'accepted') throw await refuse(outcome);
     return issued;
   }
 
-  /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. */
+  /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. The removal, the flag and the event are one transaction. */
   async disable(context: RequestContext, body: unknown): Promise<void> {
     const user = await this.user(context);
     const code = parseCode(body, 'code');
-    const { db } = this.deps.database;
-    const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
-    if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
-    const outcome = await this.accept(row, user, code, { enabling: false });
+    const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
+      if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
+      const accepted = await this.accept(unit, row, user, code, { enabling: false });
+      if (accepted !== 'accepted') return accepted;
+      await unit.trx.deleteFrom('user_totp').where('user_id', '=', user.userId).execute();
+      await this.setFlag(unit, user, false);
+      await this.audit(unit, 'totp_disabled', context, user);
+      return accepted;
+    });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'disable', reason: outcome });
       throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
     }
-    await db.deleteFrom('user_totp').where('user_id', '=', user.userId).execute();
-    await this.setFlag(context, user, false);
-    await this.record('totp_disabled', context, user);
   }
 
   /** Checks a code and claims its time step (never an earlier or the same one again). */
-  private async accept(row: { secret: string; last_step: number }, user: UserState, code: string, options: { enabling: boolean }): Promise<Outcome> {
-    const totp = this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user);
-    const step = matchingStep(totp, code, this.deps.clock.now());
-    if (step === null) return 'wrong_code';
-    // Compare-and-set on the last used step: of two instances given the same code at once, one wins.
-    const claimed = await this.deps.database.db
+  private async accept(unit: UnitOfWork, row: { secret: string }, user: UserState, code: string, options: { enabling: boolean }): Promise<Outcome> {
+    const step = matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, unit.now);
+    return step === null ? 'wrong_code' : this.claimStep(unit, user, step, options);
+  }
+
+  /** Compare-and-set on the last used step: of two instances given the same code at once, one wins. */
+  private async claimStep(unit: UnitOfWork, user: UserState, step: number, options: { enabling: boolean }): Promise<Outcome> {
+    const claimed = await unit.trx
       .updateTable('user_totp')
       .set({ last_step: step, ...(options.enabling ? { enabled: 1 } : {}) })
       .where('user_id', '=', user.userId)
@@ -198,13 +230,13 @@ export class TotpService {
     return Number(claimed.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
-  private async useRecoveryCode(row: { recovery_codes: string }, user: UserState, code: string): Promise<Outcome> {
+  private async useRecoveryCode(unit: UnitOfWork, row: { recovery_codes: string }, user: UserState, code: string): Promise<Outcome> {
     const hashes = JSON.parse(row.recovery_codes) as string[];
     const index = hashes.findIndex((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code));
     if (index < 0) return 'wrong_code';
     const rest = JSON.stringify(hashes.filter((_, i) => i !== index));
     // Compare-and-set on the list: two uses of one code cannot both win.
-    const used = await this.deps.database.db.updateTable('user_totp').set({ recovery_codes: rest }).where('user_id', '=', user.userId).where('recovery_codes', '=', row.recovery_codes).executeTakeFirst();
+    const used = await unit.trx.updateTable('user_totp').set({ recovery_codes: rest }).where('user_id', '=', user.userId).where('recovery_codes', '=', row.recovery_codes).executeTakeFirst();
     return Number(used.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
@@ -234,14 +266,17 @@ export class TotpService {
     return user;
   }
 
-  /** `users.totp_enabled`, changed through the unit of work: audited, with its outbox event. */
-  private async setFlag(context: RequestContext, user: UserState, enabled: boolean): Promise<void> {
-    await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-      const row = await unit.asSystem().find(users, user.userId, { lock: 'update' });
-      if (!row) throw new ApiError('not_found', 'The user no longer exists');
-      await unit.update(users, row, String(row.etag), { totp_enabled: enabled }, { action: enabled ? 'totp-enable' : 'totp-disable' });
-      await unit.invalidate('user', user.userId);
-    });
+  /** `users.totp_enabled`, changed in the unit of work of the TOTP change: audited, with its outbox event. */
+  private async setFlag(unit: UnitOfWork, user: UserState, enabled: boolean): Promise<void> {
+    const row = await unit.asSystem().find(users, user.userId, { lock: 'update' });
+    if (!row) throw new ApiError('not_found', 'The user no longer exists');
+    await unit.update(users, row, String(row.etag), { totp_enabled: enabled }, { action: enabled ? 'totp-enable' : 'totp-disable' });
+    await unit.invalidate('user', user.userId);
+  }
+
+  /** The security event of a state change, written in that change's transaction (fails closed). */
+  private audit(unit: UnitOfWork, name: UserEventName, context: RequestContext, user: UserState, details: Record<string, unknown> = {}): Promise<string> {
+    return auditInUnit(unit, userEvent(name, context, { userId: user.userId, tenantId: user.tenantId }, details));
   }
 }
 

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
+import { newRecordId } from '../lib/record-id.js';
 import { capabilityFreeReader, hideFields } from '../derive/field-access.js';
 import { findResource, getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
@@ -45,6 +46,25 @@ export interface DispatcherOptions {
   readonly log: FastifyBaseLogger;
   /** Counts attempts by outcome (metrics). */
   readonly onAttempt?: (outcome: 'succeeded' | 'retrying' | 'failed' | 'disabled') => void;
+}
+
+/** A claimed delivery, as the attempt needs it. */
+interface Delivery {
+  readonly _id: string;
+  readonly tenant_id: string | null;
+  readonly webhook_id: string;
+  readonly payload: string;
+  readonly attempts: number;
+}
+
+/** What one sent attempt brought back, for its row in `webhook_delivery_attempts`. */
+interface AttemptOutcome {
+  /** 1 for the delivery's first attempt. */
+  readonly number: number;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
 }
 
 interface WebhookRow {
@@ -167,12 +187,13 @@ export class WebhookDispatcher {
     });
   }
 
-  /** A `ping` to one webhook, sent with the next round. */
-  async ping(hook: { _id: string; tenant_id: string | null }): Promise<string> {
-    const now = this.options.clock.now();
-    const row = this.delivery({ ...hook, url: '', events: ['ping'] }, `ping-${randomUUID()}`, 'ping', JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }), now);
-    await this.options.database.db.insertInto('webhook_deliveries').values(row).execute();
-    return row._id;
+  /**
+   * A `ping` delivery to one webhook, due at once: the caller inserts it in its own
+   * transaction (the audited `POST /v1/webhooks/{id}/test`), so the row and its audit
+   * entry commit together.
+   */
+  pingDelivery(hook: { _id: string; tenant_id: string | null }, now: number): ReturnType<WebhookDispatcher['delivery']> {
+    return this.delivery({ ...hook, url: '', events: ['ping'] }, `ping-${randomUUID()}`, 'ping', JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }), now);
   }
 
   private delivery(hook: WebhookRow, eventId: string, type: string, payload: string, now: number) {
@@ -252,7 +273,7 @@ export class WebhookDispatcher {
     return due.length === room;
   }
 
-  private async attempt(delivery: { _id: string; webhook_id: string; payload: string; attempts: number }, hook: Readonly<Record<string, unknown>> | undefined, secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined): Promise<void> {
+  private async attempt(delivery: Delivery, hook: Readonly<Record<string, unknown>> | undefined, secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined): Promise<void> {
     const { database, clock, dataKey } = this.options;
     const now = clock.now();
     if (!hook || !secrets || database.dialect.fromDb('boolean', hook.active) !== true) {
@@ -268,42 +289,67 @@ export class WebhookDispatcher {
       if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
       return answer;
     });
+    const finished = clock.now();
     const attempts = delivery.attempts + 1;
     const detail = result.detail.slice(0, 1024);
+    const attempt = { number: attempts, startedAt: now, finishedAt: finished, statusCode: result.status };
     if (result.status !== null && result.status >= 200 && result.status < 300) {
-      await this.record(delivery, { status: 'succeeded', attempts, last_status_code: result.status, last_error: null, next_attempt_at: null }, now);
+      await this.record(delivery, { status: 'succeeded', attempts, last_status_code: result.status, last_error: null, next_attempt_at: null }, finished, { ...attempt, error: null });
       this.options.onAttempt?.('succeeded');
       return;
     }
     if (result.status === 410) {
-      await this.record(delivery, { status: 'failed', attempts, last_status_code: 410, last_error: 'receiver answered 410 Gone: webhook disabled', next_attempt_at: null }, now);
-      await this.disable(delivery.webhook_id);
+      const gone = 'receiver answered 410 Gone: webhook disabled';
+      await this.record(delivery, { status: 'failed', attempts, last_status_code: 410, last_error: gone, next_attempt_at: null }, finished, { ...attempt, error: gone }, { disable: true });
       this.options.onAttempt?.('disabled');
       return;
     }
     const wait = this.options.retrySchedule[attempts - 1];
-    const error = result.status === null ? detail : `HTTP ${result.status}${detail ? `: ${detail}` : ''}`;
+    const error = (result.status === null ? detail : `HTTP ${result.status}${detail ? `: ${detail}` : ''}`).slice(0, 1024);
     if (wait === undefined) {
-      await this.record(delivery, { status: 'failed', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: null }, now);
+      await this.record(delivery, { status: 'failed', attempts, last_status_code: result.status, last_error: error, next_attempt_at: null }, finished, { ...attempt, error });
       this.options.onAttempt?.('failed');
     } else {
-      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error.slice(0, 1024), next_attempt_at: this.timestamp(now + wait * 1000) }, now);
+      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error, next_attempt_at: this.timestamp(finished + wait * 1000) }, finished, { ...attempt, error });
       this.options.onAttempt?.('retrying');
     }
   }
 
-  private async record(delivery: { _id: string }, changes: Record<string, unknown>, now: number): Promise<void> {
-    await this.options.database.db.updateTable('webhook_deliveries').set({ ...changes, updated_at: this.timestamp(now) }).where('_id', '=', delivery._id).execute();
-  }
-
-  /** 410 Gone: the receiver wants no more; `active: false`, audited as the system. */
-  private async disable(webhookId: string): Promise<void> {
+  /**
+   * Records an outcome on the delivery (its summary: `attempts`, `last_status_code`,
+   * `last_error`) and, for an attempt that was sent, its own row in
+   * `webhook_delivery_attempts` — in one transaction, so the summary and the attempts never
+   * disagree. A 410 disables the webhook in that same transaction (audited as the system).
+   */
+  private async record(delivery: Delivery, changes: Record<string, unknown>, now: number, attempt?: AttemptOutcome, options: { disable?: boolean } = {}): Promise<void> {
     await runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
-      const row = await unit.find(webhooks, webhookId, { lock: 'update' });
-      if (!row || unit.dialect.fromDb('boolean', row.active) !== true) return;
-      await unit.update(webhooks, row, String(row.etag), { active: false });
+      await unit.trx.updateTable('webhook_deliveries').set({ ...changes, updated_at: this.timestamp(now) }).where('_id', '=', delivery._id).execute();
+      if (attempt) {
+        await unit.trx
+          .insertInto('webhook_delivery_attempts')
+          .values({
+            _id: newRecordId(attempt.startedAt), tenant_id: delivery.tenant_id, webhook_id: delivery.webhook_id, delivery_id: delivery._id, attempt: attempt.number,
+            status_code: attempt.statusCode, error: attempt.error, started_at: this.timestamp(attempt.startedAt), finished_at: this.timestamp(attempt.finishedAt),
+            duration_ms: Math.max(0, attempt.finishedAt - attempt.startedAt), created_at: this.timestamp(attempt.startedAt), updated_at: this.timestamp(attempt.finishedAt),
+          })
+          .execute();
+      }
+      if (options.disable) {
+        const row = await unit.find(webhooks, delivery.webhook_id, { lock: 'update' });
+        if (row && unit.dialect.fromDb('boolean', row.active) === true) await unit.update(webhooks, row, String(row.etag), { active: false });
+      }
     });
   }
+}
+
+/**
+ * The queue the metrics report: deliveries waiting to be sent, across every tenant (an
+ * operator's gauge), and the age of the oldest.
+ */
+export async function webhookQueue(database: Database, now: number): Promise<{ depth: number; oldestAgeMs: number }> {
+  const row = await database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
+  const oldest = row?.oldest === null || row?.oldest === undefined ? Number.NaN : Date.parse(String(row.oldest));
+  return { depth: Number(row?.depth ?? 0), oldestAgeMs: Number.isNaN(oldest) ? 0 : Math.max(0, now - oldest) };
 }
 
 /**

@@ -2,11 +2,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import { IpAllowlist } from '../security/ip-allowlist.js';
-import { asSystem } from '../security/principal.js';
+import { asSystem, systemScope } from '../security/principal.js';
 import type { Principal } from '../security/principal.js';
 import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { Clock } from '../services/clock.js';
@@ -51,6 +52,7 @@ function parseJson(body: string): Record<string, unknown> {
 }
 
 const unauthorized = (detail: string) => new ApiError('unauthenticated', detail);
+const stillProcessing = () => new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
 
 /** Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64>` …). */
 function standardWebhooks(secret: string, headers: Headers, body: string, nowSeconds: number): SignedEvent {
@@ -83,6 +85,11 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
   return { id: payload.id, type: String(payload.type ?? ''), orderId: typeof orderId === 'string' ? orderId : undefined };
 }
 
+/** The try-lock a delivery of an event holds while its transaction runs: a repeat meanwhile is a 409. */
+export function receivedLockKey(webhookId: string, eventId: string): string {
+  return `webhook-received:${webhookId}:${eventId}`;
+}
+
 /** Event types that pay for an order, per scheme (CONTRACT.md "Incoming webhooks"). */
 const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
   stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed']),
@@ -95,6 +102,10 @@ const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
  * event id is processed once — the first delivery claims it with one atomic insert; a
  * repeat while it runs is a 409, with another body a 422, after it a 200 with no effect.
  * Payment events confirm the webhook's tenant's order, audited with the webhook as actor.
+ * The claim, the effect with its audit entry and the `done` mark are one transaction
+ * (no compensation): a failure anywhere leaves none of them, and the sender's retry
+ * starts afresh. A repeat that arrives while that transaction runs is told so by a
+ * transaction-level try-lock on the event id (PostgreSQL; SQLite serialises writers).
  */
 export class IncomingWebhooks {
   constructor(
@@ -116,39 +127,42 @@ export class IncomingWebhooks {
     const now = this.clock.now();
     const event = hook.scheme === 'stripe' ? stripe(secret, headers, rawBody, Math.floor(now / 1000)) : standardWebhooks(secret, headers, rawBody, Math.floor(now / 1000));
     const fingerprint = createHash('sha256').update(rawBody).digest('base64url');
-    const claimed = await this.database.db
-      .insertInto('webhook_received')
-      .values({ webhook_id: id, event_id: event.id, fingerprint, state: 'processing', type: event.type, outcome: null, detail: null, received_at: now })
-      .onConflict((conflict) => conflict.columns(['webhook_id', 'event_id']).doNothing())
-      .executeTakeFirst();
-    if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) {
-      const seen = await this.database.db.selectFrom('webhook_received').selectAll().where('webhook_id', '=', id).where('event_id', '=', event.id).executeTakeFirstOrThrow();
-      if (seen.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This event id was received before with a different body');
-      if (seen.state === 'done') return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
-      if (!(await this.takeOver(id, event.id, seen.received_at, now))) throw new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
-    }
-    let outcome: { outcome: string; detail: string | null };
-    try {
-      outcome = await this.apply(hook, event);
-    } catch (error) {
-      // Let the sender retry: the claim goes, nothing was applied.
-      await this.database.db.deleteFrom('webhook_received').where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
-      throw error;
-    }
-    await this.database.db.updateTable('webhook_received').set({ state: 'done', ...outcome }).where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
-    return { received: true, event_id: event.id, outcome: outcome.outcome };
+    // Resolved before the transaction: SQLite has one connection, and the transaction holds it.
+    const scope = await this.tenants.resolve((hook.tenant_id as string | null) ?? null);
+    const principal: Principal = Object.freeze({ actorType: 'webhook', actorId: id, capabilities: new Set(['orders:update']), home: scope ?? systemScope, scope: scope ?? systemScope, unrestricted: false });
+    // Claim, effect (with its audit entry) and `done` commit together or not at all: a
+    // failed effect leaves no claim behind, so the sender's retry runs it afresh.
+    return runUnitOfWork(this.database, this.clock, { principal, clientIp: ip || null, requestId: null }, async (unit) => {
+      if (!(await unit.dialect.tryTransactionLock(unit.trx, receivedLockKey(id, event.id)))) throw stillProcessing();
+      const claimed = await unit.trx
+        .insertInto('webhook_received')
+        .values({ webhook_id: id, event_id: event.id, fingerprint, state: 'processing', type: event.type, outcome: null, detail: null, received_at: unit.now })
+        .onConflict((conflict) => conflict.columns(['webhook_id', 'event_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) {
+        const seen = await unit.trx.selectFrom('webhook_received').selectAll().where('webhook_id', '=', id).where('event_id', '=', event.id).executeTakeFirstOrThrow();
+        if (seen.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This event id was received before with a different body');
+        if (seen.state === 'done') return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
+        if (!(await this.takeOver(unit, id, event.id, seen.received_at))) throw stillProcessing();
+      }
+      const outcome = scope ? await this.apply(unit, hook, event) : { outcome: 'failed', detail: 'the webhook\'s tenant no longer exists' };
+      await unit.trx.updateTable('webhook_received').set({ state: 'done', ...outcome }).where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
+      return { received: true, event_id: event.id, outcome: outcome.outcome };
+    });
   }
 
   /**
-   * A claim still `processing` after {@link staleClaimMs} belongs to an instance that died
-   * mid-way (kill -9): the next delivery takes it over, atomically, so one sender retry
-   * wins. Re-applying is safe: an order already confirmed is `ignored`.
+   * A row still `processing` was committed by an instance of an earlier version, which
+   * claimed in one transaction and finished in another, and died in between (kill -9).
+   * Past {@link staleClaimMs} the next delivery takes it over, atomically, so one sender
+   * retry wins; re-applying is safe (an order already confirmed is `ignored`). This
+   * version never commits a `processing` row: its claim and `done` share one transaction.
    */
-  private async takeOver(webhookId: string, eventId: string, claimedAt: unknown, now: number): Promise<boolean> {
-    if (now - Number(claimedAt) < staleClaimMs) return false;
-    const taken = await this.database.db
+  private async takeOver(unit: UnitOfWork, webhookId: string, eventId: string, claimedAt: unknown): Promise<boolean> {
+    if (unit.now - Number(claimedAt) < staleClaimMs) return false;
+    const taken = await unit.trx
       .updateTable('webhook_received')
-      .set({ received_at: now })
+      .set({ received_at: unit.now })
       .where('webhook_id', '=', webhookId)
       .where('event_id', '=', eventId)
       .where('state', '=', 'processing')
@@ -157,21 +171,16 @@ export class IncomingWebhooks {
     return Number(taken.numUpdatedRows) === 1;
   }
 
-  /** What the event does: a payment confirms the order; anything else is recorded and ignored. */
-  private async apply(hook: Record<string, unknown>, event: SignedEvent): Promise<{ outcome: string; detail: string | null }> {
+  /** What the event does: a payment confirms the order (audited in the same transaction); anything else is recorded and ignored. */
+  private async apply(unit: UnitOfWork, hook: Record<string, unknown>, event: SignedEvent): Promise<{ outcome: string; detail: string | null }> {
     if (!paymentTypes[String(hook.scheme)]?.has(event.type)) return { outcome: 'ignored', detail: `no effect for ${event.type.slice(0, 80)}` };
     if (!event.orderId) return { outcome: 'failed', detail: 'the event names no order (metadata.order_id / data.order_id)' };
-    const scope = await this.tenants.resolve((hook.tenant_id as string | null) ?? null);
-    if (!scope) return { outcome: 'failed', detail: 'the webhook\'s tenant no longer exists' };
-    const principal: Principal = Object.freeze({ actorType: 'webhook', actorId: String(hook._id), capabilities: new Set(['orders:update']), home: scope, scope, unrestricted: false });
     const orderId = event.orderId;
-    return runUnitOfWork(this.database, this.clock, { principal, clientIp: null, requestId: null }, async (unit) => {
-      const order = await unit.find(orders, orderId, { lock: 'update' });
-      if (!order) return { outcome: 'failed', detail: `no order ${orderId.slice(0, 60)} in this webhook's tenant` };
-      if (order.status === 'confirmed') return { outcome: 'ignored', detail: 'order already confirmed' };
-      await unit.update(orders, order, String(order.etag), { status: 'confirmed' }, { action: 'update' });
-      return { outcome: 'applied', detail: `order ${orderId} confirmed` };
-    });
+    const order = await unit.find(orders, orderId, { lock: 'update' });
+    if (!order) return { outcome: 'failed', detail: `no order ${orderId.slice(0, 60)} in this webhook's tenant` };
+    if (order.status === 'confirmed') return { outcome: 'ignored', detail: 'order already confirmed' };
+    await unit.update(orders, order, String(order.etag), { status: 'confirmed' }, { action: 'update' });
+    return { outcome: 'applied', detail: `order ${orderId} confirmed` };
   }
 
   /** The events a webhook received, newest first (tenant-scoped like the webhook). */

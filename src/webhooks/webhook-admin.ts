@@ -2,10 +2,12 @@ import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import { sql } from 'kysely';
-import type { SqlBool } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
 import { notFound } from '../http/errors.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
+import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
+import type { ResourceDef } from '../registry/types.js';
 import { listRows } from '../services/list-records.js';
 import { rowToRecord } from '../services/record-codec.js';
 import type { QueryString } from '../query/list-query.js';
@@ -17,6 +19,14 @@ import type { WebhookDispatcher } from './dispatcher.js';
 import { newWebhookSecret } from './signature.js';
 
 const webhooks = getResource('webhooks');
+
+/** A list envelope: one page of a sub-collection and the total. */
+export interface ListPage {
+  readonly items: Record<string, unknown>[];
+  readonly total: number;
+  readonly page: number;
+  readonly per_page: number;
+}
 
 /** How long the previous secret keeps signing after a rotation. */
 export const rotationOverlapMs = 24 * 60 * 60 * 1000;
@@ -52,32 +62,63 @@ export class WebhookAdmin {
   }
 
   /** One page of a webhook's deliveries, with the full list query language (filters, sort, fields, paging). */
-  async deliveries(context: RequestContext, id: string, query: QueryString): Promise<{ items: Record<string, unknown>[]; total: number; page: number; per_page: number }> {
+  async deliveries(context: RequestContext, id: string, query: QueryString): Promise<ListPage> {
     await this.webhook(context, id);
-    const parsed = parseListQuery(webhookDeliveries, query);
+    return this.list(context, webhookDeliveries, query, sql<SqlBool>`${sql.ref('webhook_id')} = ${id}`);
+  }
+
+  /**
+   * One page of a delivery's attempts (one row each, oldest first unless sorted otherwise),
+   * tenant-scoped like the webhook: another tenant's webhook or delivery is a 404.
+   */
+  async attempts(context: RequestContext, id: string, deliveryId: string, query: QueryString): Promise<ListPage> {
+    await this.webhook(context, id);
     const queries = new ScopedQueries(this.database.db, this.database.dialect, context.principal);
-    const page = await listRows(queries, webhookDeliveries, parsed, undefined, sql<SqlBool>`${sql.ref('webhook_id')} = ${id}`);
-    const items = page.rows.map((row) => rowToRecord(webhookDeliveries, this.database.dialect, row));
+    const delivery = await queries.scoped(webhookDeliveries).select('_id').where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+    if (!delivery) throw notFound('webhooks');
+    return this.list(context, webhookDeliveryAttempts, { sort: 'attempt', ...query }, sql<SqlBool>`${sql.ref('delivery_id')} = ${deliveryId}`);
+  }
+
+  /**
+   * Schedules a new attempt of a delivery now (also of a failed one), audited as `retry` on
+   * the webhook in the same transaction as the delivery's change.
+   */
+  async retry(context: RequestContext, id: string, deliveryId: string): Promise<void> {
+    await runUnitOfWork(this.database, this.clock, context, async (unit) => {
+      const hook = await unit.find(webhooks, id);
+      if (!hook) throw notFound('webhooks');
+      const at = unit.dialect.toDb('timestamp', unit.at);
+      const result = await unit.trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: at, updated_at: at }).where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) throw notFound('webhooks');
+      await unit.audit({ category: 'data', action: 'retry', resource: 'webhooks', recordId: id, tenantId: (hook.tenant_id as string | null) ?? null, oldValues: null, newValues: { delivery_id: deliveryId } });
+    });
+  }
+
+  /** Queues a `ping` delivery, audited as `test` on the webhook in the same transaction as the delivery row. */
+  async test(context: RequestContext, id: string): Promise<string> {
+    const { dispatcher } = this;
+    if (!dispatcher) throw notFound('webhooks');
+    return runUnitOfWork(this.database, this.clock, context, async (unit) => {
+      const hook = await unit.find(webhooks, id);
+      if (!hook) throw notFound('webhooks');
+      const tenantId = (hook.tenant_id as string | null) ?? null;
+      const delivery = dispatcher.pingDelivery({ _id: id, tenant_id: tenantId }, unit.now);
+      await unit.trx.insertInto('webhook_deliveries').values(delivery).execute();
+      await unit.audit({ category: 'data', action: 'test', resource: 'webhooks', recordId: id, tenantId, oldValues: null, newValues: { delivery_id: delivery._id } });
+      return delivery._id;
+    });
+  }
+
+  private async list(context: RequestContext, collection: ResourceDef, query: QueryString, within: Expression<SqlBool>): Promise<ListPage> {
+    const parsed = parseListQuery(collection, query);
+    const queries = new ScopedQueries(this.database.db, this.database.dialect, context.principal);
+    const page = await listRows(queries, collection, parsed, undefined, within);
+    const items = page.rows.map((row) => rowToRecord(collection, this.database.dialect, row));
     if (parsed.fields) {
       const keep = new Set(parsed.fields);
       for (const item of items) for (const key of Object.keys(item)) if (!keep.has(key)) delete item[key];
     }
     return { items, total: page.total, page: parsed.page, per_page: parsed.perPage };
-  }
-
-  /** Schedules a new attempt of a delivery now (also of a failed one). */
-  async retry(context: RequestContext, id: string, deliveryId: string): Promise<void> {
-    await this.webhook(context, id);
-    const now = this.clock.now();
-    const at = this.database.dialect.toDb('timestamp', new Date(now).toISOString());
-    const result = await this.database.db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: at, updated_at: at }).where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw notFound('webhooks');
-  }
-
-  async test(context: RequestContext, id: string): Promise<string> {
-    const row = await this.webhook(context, id);
-    if (!this.dispatcher) throw notFound('webhooks');
-    return this.dispatcher.ping({ _id: id, tenant_id: (row.tenant_id as string | null) ?? null });
   }
 
   private async webhook(context: RequestContext, id: string): Promise<Record<string, unknown>> {

@@ -44,13 +44,14 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
       return { category: 'data', retention_days: 30 };
     case 'audit-logs':
     case 'webhook-deliveries':
+    case 'webhook-delivery-attempts':
       throw new Error(`${resource} are read-only`);
   }
 }
 
 /** A valid PATCH body of each writable resource (a mutable, non-sensitive field). */
 export function patchBody(resource: ResourceName): Record<string, unknown> {
-  const bodies: Record<Exclude<ResourceName, 'audit-logs' | 'webhook-deliveries'>, Record<string, unknown>> = {
+  const bodies: Record<Exclude<ResourceName, 'audit-logs' | 'webhook-deliveries' | 'webhook-delivery-attempts'>, Record<string, unknown>> = {
     tenants: { name: 'Renamed' },
     products: { name: 'Renamed' },
     users: { locale: 'de' },
@@ -64,6 +65,6 @@ export function patchBody(resource: ResourceName): Record<string, unknown> {
     'legal-holds': { reason: 'changed' },
     'retention-policies': { retention_days: 10 },
   };
-  if (resource === 'audit-logs' || resource === 'webhook-deliveries') throw new Error(`${resource} are read-only`);
+  if (resource === 'audit-logs' || resource === 'webhook-deliveries' || resource === 'webhook-delivery-attempts') throw new Error(`${resource} are read-only`);
   return bodies[resource];
 }

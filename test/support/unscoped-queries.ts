@@ -7,6 +7,8 @@ export interface UnscopedQuery {
   readonly file: string;
   readonly line: number;
   readonly text: string;
+  /** The table named, when it is a literal (a computed name could be any table). */
+  readonly table?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export function findUnscopedQueries(file: string, source: string, resourceTables
       const literal = table && (ts.isStringLiteral(table) || ts.isNoSubstitutionTemplateLiteral(table)) ? table.text.split(/\s+as\s+/i)[0]?.trim() : undefined;
       if (literal === undefined || resourceTables.has(literal)) {
         const { line } = sourceFile.getLineAndCharacterOfPosition(node.getStart());
-        found.push({ file, line: line + 1, text: node.getText().split('\n')[0]?.slice(0, 120) ?? '' });
+        found.push({ file, line: line + 1, text: node.getText().split('\n')[0]?.slice(0, 120) ?? '', ...(literal === undefined ? {} : { table: literal }) });
       }
     }
     ts.forEachChild(node, visit);

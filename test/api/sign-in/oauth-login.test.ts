@@ -4,6 +4,7 @@ import { getResource } from '../../../src/registry/index.js';
 import { roleCapabilities } from '../../../src/registry/roles.js';
 import { asSystem } from '../../../src/security/principal.js';
 import { TenantDirectory } from '../../../src/security/tenant-directory.js';
+import { installAuditActionFailure } from '../../support/audit-action-failure.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
@@ -330,6 +331,24 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     const fresh = await loginCode('alice', tenantA);
     expect((await exchange(fresh)).statusCode).toBe(200);
     expectProblem(await exchange(fresh), 400, 'invalid_grant');
+  });
+
+  it('spends a login code and records its sign_in in one transaction: a failed entry leaves the code unspent; then exactly one entry', async () => {
+    const failure = await installAuditActionFailure(h.database);
+    const code = await loginCode('alice', tenantA);
+    const codeRow = () => h.database.db.selectFrom('oauth_login_codes').select('used_at').where('user_id', '=', users.aliceA ?? '').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    const before = (await securityEvents('sign_in')).length;
+    await failure.during('sign_in', async () => {
+      const failed = await exchange(code);
+      expectProblem(failed, 500, 'internal_error');
+      expect(failed.body).not.toMatch(/injected|audit_logs|trigger/i);
+    });
+    expect((await codeRow()).used_at).toBeNull();
+    expect(await securityEvents('sign_in')).toHaveLength(before);
+    const signedIn = await exchange(code);
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    expect((await codeRow()).used_at).not.toBeNull();
+    expect(await securityEvents('sign_in')).toHaveLength(before + 1);
   });
 });
 
