@@ -175,5 +175,8 @@ export async function seedCatalogue(database: Database, tenantId: string, shape:
       reference: `AV-${i}`,
     });
   });
+  // Each product's longest booking, as the capacity check records it for bookings made
+  // through the API (src/booking/booking-spans.ts): availability looks back that far.
+  await insertRows(database, 'product_booking_spans', productIds.length, (index) => ({ product_id: productIds[index], longest_ms: Math.max(0, ...(plans[index] ?? []).map((b) => b.end - b.start)) }));
   return { productIds, totalItems: totals, plans, bookings: total, holding, seconds: (performance.now() - started) / 1000 };
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { RawBuilder } from 'kysely';
 import { buildOperatorServices } from '../cli/operator-services.js';
-import { maxBookingMs } from '../src/booking/holdings.js';
+import { maxBookingMs } from '../src/booking/booking-spans.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { migrateToLatest } from '../src/db/migrate.js';

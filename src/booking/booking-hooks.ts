@@ -4,7 +4,8 @@ import { getResource } from '../registry/index.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
 import type { Row } from '../services/record-codec.js';
 import { assertCapacity, assertFutureHoldings } from './capacity.js';
-import { holdingStatuses, maxBookingMs } from './holdings.js';
+import { maxBookingMs } from './booking-spans.js';
+import { holdingStatuses } from './holdings.js';
 import { assertTransition } from './lifecycle.js';
 
 const products = getResource('products');

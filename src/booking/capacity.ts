@@ -1,6 +1,7 @@
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
+import { recordSpan } from './booking-spans.js';
 import { holdingsOf } from './holdings.js';
 import type { Holding } from './occupancy.js';
 import { occupancy, peakHeld } from './occupancy.js';
@@ -28,7 +29,11 @@ export interface Claim {
 export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim: Claim): Promise<void> {
   const others = (await holdingsOf(unit.asSystem(), [claim.productId], claim.start, claim.end)).filter((h) => h.id !== claim.bookingId);
   const peak = peakHeld(occupancy(others), claim.start, claim.end);
-  if (peak + claim.quantity <= totalItems) return;
+  if (peak + claim.quantity <= totalItems) {
+    // Still under the product lock: later checks of this product look back at least this far.
+    await recordSpan(unit.trx, claim.productId, claim.end - claim.start);
+    return;
+  }
   const available = Math.max(0, totalItems - peak);
   throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${totalItems} units are free throughout the requested time; the booking needs ${claim.quantity}`, {
     extensions: { available, conflicts: await readableIds(unit, others) },

@@ -1,5 +1,6 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
+import { lookbacks, maxBookingMs } from './booking-spans.js';
 import type { Holding } from './occupancy.js';
 
 const bookings = getResource('bookings');
@@ -7,25 +8,39 @@ const bookings = getResource('bookings');
 /** Statuses whose bookings hold units (CONTRACT.md part 3: `cancelled` holds none). */
 export const holdingStatuses: readonly string[] = Object.freeze(['active', 'completed']);
 
-/** A booking lasts at most this long (CONTRACT.md part 3); it also bounds the index scan below. */
-export const maxBookingMs = 366 * 24 * 60 * 60 * 1000;
-
 /**
  * The bookings of `productIds` that hold units at some instant of `[from, to)`, of every
  * tenant (capacity is the product's, whoever booked it): `queries` must be unscoped
- * (`asSystem()`). One query on the `(product_id, start_time)` index: no booking lasts more
- * than {@link maxBookingMs}, so one that overlaps `from` started at most that long before,
- * and the scan is a bounded range of the index instead of a product's whole history.
+ * (`asSystem()`). Index-backed (`bookings_holdings_idx`, led by `product_id, start_time`)
+ * and bounded: a booking overlapping `from` started at most its product's longest booking
+ * before it (`booking-spans.ts`), so the scan reads a short range of the index instead of
+ * the product's history. Products with a recorded span share one query; those without
+ * (no bookings, or loaded in bulk) look back the 366 days any booking may last.
  */
 export async function holdingsOf(queries: ScopedQueries, productIds: readonly string[], from: number, to: number): Promise<Holding[]> {
   if (productIds.length === 0 || to <= from) return [];
+  const spans = await lookbacks(queries.connection, productIds);
+  const recorded = productIds.filter((id) => (spans.get(id) ?? maxBookingMs) < maxBookingMs);
+  const unrecorded = productIds.filter((id) => (spans.get(id) ?? maxBookingMs) >= maxBookingMs);
+  const longest = Math.max(0, ...recorded.map((id) => spans.get(id) ?? 0));
+  const groups = [
+    { ids: recorded, lookback: longest },
+    { ids: unrecorded, lookback: maxBookingMs },
+  ].filter((group) => group.ids.length > 0);
+  const found: Holding[] = [];
+  for (const group of groups) found.push(...(await overlapping(queries, group.ids, from - group.lookback, from, to)));
+  return found;
+}
+
+/** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */
+async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number): Promise<Holding[]> {
   const { dialect } = queries;
   const at = (ms: number) => dialect.toDb('timestamp', new Date(ms).toISOString()) as string;
   const rows = await queries
     .scoped(bookings)
     .select(['_id', 'product_id', 'start_time', 'end_time', 'quantity'])
     .where('product_id', 'in', [...productIds])
-    .where('start_time', '>=', at(from - maxBookingMs))
+    .where('start_time', '>=', at(earliestStart))
     .where('start_time', '<', at(to))
     .where('end_time', '>', at(from))
     .where('status', 'in', [...holdingStatuses])

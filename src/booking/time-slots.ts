@@ -22,11 +22,32 @@ function instantNear(zone: string, wall: number, guess: number): number {
   return instantOf(zone, wall);
 }
 
+/**
+ * Local midnights already found, by zone and wall date. Finding one takes two to six
+ * `Intl` readings; availability asks for the same days again and again (a search resolves
+ * its range once per product, a month of day slots needs 31), so they are kept. Zone rules
+ * only change with the Node release. Emptied when full: a bound, not an eviction policy.
+ */
+const midnights = new Map<string, number>();
+const midnightsKept = 50_000;
+
+/** The instant local midnight `wallDay` (wall ms of 00:00) begins in `zone`; `guess` is tried first. */
+function localMidnight(zone: string, wallDay: number, guess: number): number {
+  const key = `${zone} ${wallDay}`;
+  let instant = midnights.get(key);
+  if (instant === undefined) {
+    instant = instantNear(zone, wallDay, guess);
+    if (midnights.size >= midnightsKept) midnights.clear();
+    midnights.set(key, instant);
+  }
+  return instant;
+}
+
 /** The start of the local day in `zone` that contains `instant` (23 or 25 hours across DST). */
 export function startOfDay(zone: string, instant: number): number {
   const wall = wallClock(zone, instant);
   const into = mod(wall, dayMs);
-  return instantNear(zone, wall - into, instant - into);
+  return localMidnight(zone, wall - into, instant - into);
 }
 
 /** The start of the local clock hour in `zone` that contains `instant`. */
@@ -36,13 +57,8 @@ export function startOfHour(zone: string, instant: number): number {
 
 /** The instant local midnight of a calendar date (`Date.UTC` of it) begins in `zone`. */
 export function midnightOf(zone: string, utcDate: number): number {
-  return instantOf(zone, utcDate);
-}
-
-/** The start of the next local day after the one starting at `dayStart`. */
-function nextDay(zone: string, dayStart: number): number {
-  const wall = wallClock(zone, dayStart);
-  return instantNear(zone, wall - mod(wall, dayMs) + dayMs, dayStart + dayMs);
+  const key = `${zone} ${utcDate}`;
+  return midnights.get(key) ?? localMidnight(zone, utcDate, instantOf(zone, utcDate));
 }
 
 /**
@@ -59,27 +75,25 @@ function nextHour(zone: string, hourStart: number): number {
   return next + hourMs - off;
 }
 
-/** The start of the slot of `granularity` containing `instant`. */
-export function slotStart(zone: string, instant: number, granularity: Granularity): number {
-  return granularity === 'day' ? startOfDay(zone, instant) : startOfHour(zone, instant);
-}
-
 /**
  * The consecutive local slots of `zone` covering `[from, to)`: the first starts at the slot
  * boundary at or before `from`, the last ends at the boundary at or after `to`. `undefined`
  * when there would be more than `max` (the caller answers 400 without building them all).
  */
 export function slotsCovering(zone: string, from: number, to: number, granularity: Granularity, max: number): Slot[] | undefined {
-  const next = granularity === 'day' ? nextDay : nextHour;
   // Even at the longest a local day (25 h) or hour (2 h, double summer time) can last, a
   // longer range has too many slots: refused before building any.
   const longest = granularity === 'day' ? 25 * hourMs : 2 * hourMs;
   if (to - from > (max + 1) * longest) return undefined;
+  // Days step by wall date (each boundary a cached midnight); hours by instant.
+  const fromWall = wallClock(zone, from);
+  let wallDay = fromWall - mod(fromWall, dayMs);
+  const next = granularity === 'day' ? (start: number) => localMidnight(zone, (wallDay += dayMs), start + dayMs) : (start: number) => nextHour(zone, start);
   const slots: Slot[] = [];
-  let start = slotStart(zone, from, granularity);
+  let start = granularity === 'day' ? localMidnight(zone, wallDay, from - mod(fromWall, dayMs)) : startOfHour(zone, from);
   while (start < to) {
     if (slots.length === max) return undefined;
-    const end = next(zone, start);
+    const end = next(start);
     slots.push({ start, end });
     start = end;
   }

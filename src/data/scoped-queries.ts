@@ -67,6 +67,15 @@ export class ScopedQueries {
     readonly principal: Principal,
   ) {}
 
+  /**
+   * The connection (or, in a unit of work, the transaction) these queries run on, for the
+   * service's own tables that hold no tenant data (e.g. `product_booking_spans`). Resource
+   * tables only through {@link scoped} (an architecture test checks).
+   */
+  get connection(): Db {
+    return this.db;
+  }
+
   /** `select … from <resource>` confined to the principal's tenants (a guest's: its own records) and to live rows. */
   scoped(resource: ResourceDef, options: ScopeOptions = {}): ScopedSelect {
     const alias = options.as;

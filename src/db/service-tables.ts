@@ -56,6 +56,12 @@ export interface ServiceTables {
     expires_at: number;
     used_at: number | null;
   };
+  product_booking_spans: {
+    /** A product that has had a booking (no row: none yet, or from before the table; look back 366 days). */
+    product_id: string;
+    /** Its longest booking so far, `end_time − start_time` in ms; only ever grows. */
+    longest_ms: number;
+  };
   otp_resend_locks: {
     /** HMAC of tenant, channel and destination (as `otp_challenges.destination_key`). */
     destination_key: string;

@@ -115,6 +115,20 @@ describe.each(dialects)('booking capacity on %s', (dialect) => {
     expect((await patch(mine.id, String(grown.headers.etag), { end_time: day(3) })).statusCode).toBe(200);
   });
 
+  it('looks back as far as the product\'s longest booking, and 366 days where none is recorded', async () => {
+    const p = await product(1);
+    for (let d = 10; d < 14; d += 1) await booked(p, day(d, 9), day(d, 10));
+    // A month-long booking after hour-long ones: checks inside it must still find it.
+    const long = await booked(p, day(15), day(45));
+    const inside = expectProblem(await book(p, day(40, 9), day(40, 10)), 409, 'capacity_exceeded');
+    expect(inside.conflicts).toEqual([long.id]);
+    // Without a recorded span (rows loaded in bulk), the full 366 days are searched.
+    await h.database.db.deleteFrom('product_booking_spans').where('product_id', '=', p).execute();
+    expectProblem(await book(p, day(44, 9), day(44, 10)), 409, 'capacity_exceeded');
+    const slots = await h.request({ method: 'GET', url: `/v1/products/${p}/availability?from=2030-02-13&to=2030-02-15`, token });
+    expect(slots.json().slots.map((slot: { booked: number }) => slot.booked)).toEqual([1, 0]);
+  });
+
   it('refuses lowering total_items below what future bookings hold', async () => {
     const p = await product(3);
     const read = await h.request({ method: 'GET', url: `/v1/products/${p}`, token });

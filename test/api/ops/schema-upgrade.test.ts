@@ -61,6 +61,28 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
     }
   });
 
+  it('0018 records the longest live booking of each product that has bookings', async () => {
+    const database = await open();
+    await migrateTo(database, '0017-webhook-delivery-attempts');
+    const at = (iso: string) => database.dialect.toDb('timestamp', iso);
+    const booking = (id: string, product: string, start: string, end: string, deleted: string | null = null) => ({ _id: id, tenant_id: null, created_at: at('2026-01-01T00:00:00.000Z'), updated_at: at('2026-01-01T00:00:00.000Z'), etag: '"e"', product_id: product, start_time: at(start), end_time: at(end), status: 'cancelled', quantity: 1, deleted_at: deleted === null ? null : at(deleted) });
+    await database.db
+      .insertInto('bookings')
+      .values([
+        booking('b1', 'p1', '2030-01-01T00:00:00.000Z', '2030-01-01T02:00:00.000Z'),
+        booking('b2', 'p1', '2030-01-05T00:00:00.000Z', '2030-01-08T00:00:00.000Z'),
+        booking('b3', 'p1', '2030-02-01T00:00:00.000Z', '2030-03-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z'),
+        booking('b4', 'p2', '2030-01-01T00:00:00.000Z', '2030-01-01T00:30:00.000Z'),
+      ])
+      .execute();
+    await migrateToLatest(database);
+    const spans = await database.db.selectFrom('product_booking_spans').select(['product_id', 'longest_ms']).orderBy('product_id').execute();
+    expect(spans.map((row) => [row.product_id, Number(row.longest_ms)])).toEqual([
+      ['p1', 3 * 86_400_000],
+      ['p2', 30 * 60_000],
+    ]);
+  });
+
   it('a registry field without a migration is reported with the field, the table and the fix', async () => {
     const head = await open();
     await migrateToLatest(head);

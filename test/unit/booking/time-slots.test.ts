@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { instantOf } from '../../../src/lib/time-zone.js';
 import { midnightOf, slotsCovering, startOfDay, startOfHour } from '../../../src/booking/time-slots.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -7,6 +8,19 @@ const days = (zone: string, from: string, to: string) => slotsCovering(zone, mid
 const hourSlots = (zone: string, from: string, to: string) => slotsCovering(zone, midnightOf(zone, Date.parse(from)), midnightOf(zone, Date.parse(to)), 'hour', 800) ?? [];
 
 describe('time slots', () => {
+  it('gives the same day boundaries from its cache as a fresh search of each midnight', () => {
+    for (const zone of ['Europe/Berlin', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kolkata']) {
+      const from = Date.parse('2029-12-25');
+      const expected = Array.from({ length: 400 }, (_, k) => instantOf(zone, from + k * 86_400_000));
+      for (let pass = 0; pass < 2; pass += 1) {
+        const slots = slotsCovering(zone, expected[0] ?? 0, expected[399] ?? 0, 'day', 400) ?? [];
+        expect(slots.map((slot) => slot.start)).toEqual(expected.slice(0, 399));
+        expect(slots.map((slot) => slot.end)).toEqual(expected.slice(1));
+        expect(midnightOf(zone, from + 100 * 86_400_000)).toBe(expected[100]);
+      }
+    }
+  });
+
   it('cuts Europe/Berlin days at local midnight, 23 and 25 hours across daylight saving', () => {
     expect(days('Europe/Berlin', '2030-03-30', '2030-04-01').map((s) => [iso(s.start), hours(s)])).toEqual([
       ['2030-03-29T23:00:00.000Z', 24],
