@@ -10,7 +10,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import { userEvent } from '../services/security-events.js';
 import type { SecurityEvents, UserEventName } from '../services/security-events.js';
-import { challengeRefusal, invalidGrant, objectBody, otpPolicy } from './otp-service.js';
+import { challengeRefusal, invalidGrant, otpPolicy } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -86,9 +86,9 @@ export class TotpService {
   }
 
   /** Turns TOTP on with a first valid code. */
-  async activate(context: RequestContext, body: unknown): Promise<void> {
+  async activate(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
     const outcome = await this.accept(row, user, code, { enabling: true });
@@ -101,13 +101,8 @@ export class TotpService {
   }
 
   /** The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or recovery) code. */
-  async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
-    const input = objectBody(body);
-    const token = input.mfa_token;
-    const code = typeof input.code === 'string' ? input.code.trim() : '';
-    if (typeof token !== 'string' || token.length > 100 || !/^([0-9]{6}|[0-9a-f]{8}-[0-9a-f]{8})$/.test(code)) {
-      throw validationError([{ field: 'code', message: 'send mfa_token and a 6-digit code (or a recovery code)' }]);
-    }
+  async verify(context: RequestContext, body: TotpVerifyInput): Promise<UserTokenResponse> {
+    const { mfa_token: token, code } = body;
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const tokenHash = this.deps.dataKey.mac('mfa', token);
@@ -150,9 +145,9 @@ export class TotpService {
    * Step-up (RFC 9470) within a session: the signed-in user proves the second factor with a
    * TOTP code and gets a token carrying `totp` in `amr` — e.g. right after enrolling.
    */
-  async stepUp(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
+  async stepUp(context: RequestContext, body: TotpCodeInput): Promise<UserTokenResponse> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
     const outcome = await this.accept(row, user, code, { enabling: false });
@@ -166,9 +161,9 @@ export class TotpService {
   }
 
   /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. */
-  async disable(context: RequestContext, body: unknown): Promise<void> {
+  async disable(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const { db } = this.deps.database;
     const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
@@ -245,8 +240,13 @@ export class TotpService {
   }
 }
 
-function parseCode(body: unknown, field: string): string {
-  const value = objectBody(body)[field];
-  if (typeof value !== 'string' || !/^[0-9]{6}$/.test(value.trim())) throw validationError([{ field, message: 'must be the 6-digit code of the authenticator' }]);
-  return value.trim();
+/** The body of `activate`, `step-up` and `disable`, as its schema (`src/actions/sign-in-actions.ts`) admits it: a 6-digit code. */
+export interface TotpCodeInput {
+  readonly code: string;
+}
+
+/** The body of `POST /v1/auth/totp/verify`, as its schema admits it: the mfa_token and a TOTP or recovery code. */
+export interface TotpVerifyInput {
+  readonly mfa_token: string;
+  readonly code: string;
 }
