@@ -70,7 +70,7 @@ function messageOf(error: ErrorObject, part: InputPart, members: UnknownMembers)
       return formatMessage(error, String(params.format));
     case 'pattern': {
       const format = error.parentSchema?.format;
-      return typeof format === 'string' ? formatMessage(error, format) : 'has the wrong form';
+      return typeof format === 'string' ? formatMessage(error, format) : `must match the pattern ${String(params.pattern)}`;
     }
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).filter((value) => value !== null).join(', ')}`;

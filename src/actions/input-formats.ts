@@ -1,3 +1,4 @@
+import { isRangeBound } from '../booking/availability-range.js';
 import { isCapability } from '../derive/capabilities.js';
 import { isTimeZone } from '../lib/time-zone.js';
 import { isValidCidr } from '../security/ip-allowlist.js';
@@ -34,4 +35,5 @@ export const inputFormats: Readonly<Record<string, InputFormat>> = {
   capability: { check: (v) => isCapability(v), message: 'is not a known capability' },
   pem: { check: (v) => v.includes('-----BEGIN'), message: 'must be a PEM document' },
   'iana-time-zone': { check: isTimeZone, message: 'must be an IANA time zone name (Europe/Berlin, UTC)' },
+  'date-or-date-time': { check: isRangeBound, message: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with a zone (2030-03-31T10:00:00Z)' },
 };

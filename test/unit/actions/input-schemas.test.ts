@@ -43,10 +43,10 @@ function problemOf(call: () => void): ApiError {
 }
 
 describe('action input schemas', () => {
-  it('are declared for the resource writes, sign-in and OAuth', () => {
+  it('are declared for the resource writes, key rotation, sign-in, OAuth and availability', () => {
     const keys = withBody.map(actionKey);
-    expect(keys).toEqual(expect.arrayContaining(['products.create', 'products.update', 'users.otp-start', 'users.otp-verify', 'users.totp-verify', 'users.totp-activate', 'users.totp-step-up', 'users.totp-disable', 'users.oauth-token']));
-    expect(withQuery.map(actionKey)).toContain('users.oauth-start');
+    expect(keys).toEqual(expect.arrayContaining(['products.create', 'products.update', 'users.otp-start', 'users.otp-verify', 'users.totp-verify', 'users.totp-activate', 'users.totp-step-up', 'users.totp-disable', 'users.oauth-token', 'api-clients.rotate-key']));
+    expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability']));
   });
 
   it('compile, once per schema object', () => {
