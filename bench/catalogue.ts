@@ -12,7 +12,7 @@ import { getResource } from '../src/registry/index.js';
 import type { ResourceDef } from '../src/registry/types.js';
 import { nextEtag } from '../src/services/etag.js';
 import { recordToRow } from '../src/services/record-codec.js';
-import { validateBody } from '../src/services/validate-body.js';
+import { normaliseBody } from '../src/services/normalise-body.js';
 import { insertRows } from './bulk-seed.js';
 import { peakHeld, seededRandom } from './overlap.js';
 
@@ -135,7 +135,7 @@ export async function insertProducts(database: Database, tenantId: string, count
   const totalItems: number[] = [];
   await insertRows(database, products.table, count, (index) => {
     // The service's own validation fills the defaults (status, and whatever fields a later change adds).
-    const values = validateBody(products, body(index), 'create');
+    const values = normaliseBody(products, body(index), 'create');
     const id = uuidv7({ msecs: createdMs });
     ids.push(id);
     totalItems.push(Number(values.total_items));
@@ -153,7 +153,7 @@ export async function seedCatalogue(database: Database, tenantId: string, shape:
   const { ids: productIds, totalItems: totals } = await insertProducts(database, tenantId, shape.products, catalogueProduct);
   const random = seededRandom(20_270_101);
   const plans = productIds.map((_, index) => planBookings(random, totals[index] ?? 1, shape.bookingsPerProduct, catalogueYearStart));
-  const defaults = validateBody(bookings, { product_id: productIds[0], start_time: at, end_time: at }, 'create');
+  const defaults = normaliseBody(bookings, { product_id: productIds[0], start_time: at, end_time: at }, 'create');
   let holding = 0;
   const total = shape.products * shape.bookingsPerProduct;
   await insertRows(database, bookings.table, total, (i) => {

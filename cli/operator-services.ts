@@ -3,10 +3,9 @@ import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { runUnitOfWork } from '../src/data/unit-of-work.js';
 import { executeAction } from '../src/actions/execute.js';
+import { checkInput } from '../src/actions/input-schemas.js';
 import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
-import { getResource } from '../src/registry/index.js';
-import { validateBody } from '../src/services/validate-body.js';
 import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
 import type { QueryString } from '../src/query/list-query.js';
 import { asSystem } from '../src/security/principal.js';
@@ -123,7 +122,8 @@ export function buildOperatorServices(config: Config, database: Database) {
       };
       if (input.kid) body.kid = input.kid;
       if (input.ipAllow) body.ip_allowlist = input.ipAllow.split(',').map((s) => s.trim()).filter(Boolean);
-      validateBody(getResource('api-clients'), body, 'create');
+      const create = findAction('api-clients.create');
+      if (create) checkInput(create, { params: {}, query: {}, body });
       let tenant = input.tenant;
       let createdTenant: Record<string, unknown> | undefined;
       if (input.newTenant !== undefined) {

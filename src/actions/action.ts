@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { notNow } from '../db/direct-read.js';
-import type { Operation } from '../derive/openapi/types.js';
+import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { RateLimitGroup } from '../edge/rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
+import type { UnknownMembers } from './input-errors.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import type { IncomingWebhooks } from '../webhooks/incoming.js';
 import type { RequestContext } from '../services/request-context.js';
@@ -61,8 +62,20 @@ export interface ActionResult {
   readonly stream?: Readable;
 }
 
-/** JSON Schemas of an action's HTTP surface; responses are compiled into serialisers. */
+/**
+ * JSON Schemas of an action's surface. `params`, `query` and `body` are compiled once and
+ * enforced by the executor (`input-schemas.ts`) for HTTP and the CLI alike; the OpenAPI
+ * operation prints these very objects. Responses are compiled into serialisers.
+ */
 export interface ActionSchemas {
+  /** Path parameters, an object schema. */
+  readonly params?: Schema;
+  /** The query string, an object schema of its parameters (values are strings, or arrays when repeated). */
+  readonly query?: Schema;
+  /** The JSON body. */
+  readonly body?: Schema;
+  /** How members a closed `body` or `query` schema leaves out are refused; by default "is not accepted here". */
+  readonly unknownMembers?: UnknownMembers;
   /** Response body schema by status, self-contained (no `$ref`), for the JSON answers. */
   readonly response?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;
 }

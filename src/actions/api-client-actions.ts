@@ -1,7 +1,9 @@
+import { addClientKeySchema } from '../derive/openapi/client-key-schemas.js';
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import { serializerSchema } from '../derive/response-serializers.js';
 import { pathId } from '../http/path-id.js';
+import type { AddKeyInput } from '../services/api-client-admin.js';
 import type { ActionDef } from './action.js';
 
 /** `POST /v1/api-clients/{id}/keys`: add a public key; earlier keys stay valid for the overlap. */
@@ -26,9 +28,9 @@ export const rotateClientKey: ActionDef = {
       ...problems('400', '404', '413', '415'),
     },
   },
-  schemas: { response: { 201: serializerSchema('AddClientKeyResult') } },
+  schemas: { body: addClientKeySchema, response: { 201: serializerSchema('AddClientKeyResult') } },
   async run(input, { apiClients }) {
-    const result = await apiClients.addKey(input.context, pathId(input.params.id ?? '', 'api-clients'), input.body);
+    const result = await apiClients.addKey(input.context, pathId(input.params.id ?? '', 'api-clients'), input.body as AddKeyInput);
     return { status: 201, body: result };
   },
 };

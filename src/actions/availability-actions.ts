@@ -1,6 +1,6 @@
 import { productAvailability } from '../booking/availability.js';
 import { parseSearch, searchAvailability } from '../booking/availability-search.js';
-import { productAvailabilitySchema, productAvailabilityParameters, searchParameters, searchSchema, searchSerializerSchema } from '../derive/openapi/availability-schemas.js';
+import { productAvailabilityQuery, productAvailabilitySchema, productAvailabilityParameters, searchParameters, searchSchema, searchSerializerSchema } from '../derive/openapi/availability-schemas.js';
 import { problems } from '../derive/openapi/problems.js';
 import { schemaName } from '../derive/openapi/resource-schemas.js';
 import { ref } from '../derive/openapi/types.js';
@@ -34,7 +34,7 @@ export const productAvailabilityAction: ActionDef = {
       ...problems('400', '404'),
     },
   },
-  schemas: { response: { 200: productAvailabilitySchema } },
+  schemas: { query: productAvailabilityQuery, unknownMembers: { unknown: 'is not a parameter of this operation' }, response: { 200: productAvailabilitySchema } },
   async run(input, { resources }) {
     const id = pathId(input.params.id ?? '', 'products');
     return { status: 200, body: await productAvailability(resources.queries(input.context.principal), id, input.query) };

@@ -3,7 +3,7 @@ import { notNow } from '../db/direct-read.js';
 import { storedFields } from '../db/schema.js';
 import { hiddenFields } from '../derive/field-access.js';
 import { resourceOperation } from '../derive/openapi/resource-operations.js';
-import { schemaName } from '../derive/openapi/resource-schemas.js';
+import { resourceSchemas, schemaName } from '../derive/openapi/resource-schemas.js';
 import { serializerSchema } from '../derive/response-serializers.js';
 import { csvLine } from '../export/csv.js';
 import { streamRows } from '../export/stream-records.js';
@@ -12,23 +12,43 @@ import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import type { QueryString } from '../query/list-query.js';
+import { reservedColumns } from '../registry/define-resource.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
 import type { Principal } from '../security/principal.js';
 import type { ActionDef, ActionInput, HttpMethod } from './action.js';
+import type { UnknownMembers } from './input-errors.js';
 
-/** The JSON answer of each operation, compiled into its serialiser. */
-function responseSchemas(resource: ResourceDef, op: Operation): ActionDef['schemas'] {
+const serverOwnedMessage = 'is set by the service and cannot be written';
+
+/**
+ * How a create or update body's members outside its schema are refused: bookkeeping
+ * columns and server-owned fields are the service's, create-only and write-only fields
+ * cannot change; anything else is no field at all.
+ */
+function bodyMembers(resource: ResourceDef, op: 'create' | 'update'): UnknownMembers {
+  const refused: Record<string, string> = Object.fromEntries(reservedColumns.map((name) => [name, serverOwnedMessage]));
+  for (const name of resource.fieldNames) {
+    const field = resource.fields[name];
+    if (field?.serverOwned) refused[name] = serverOwnedMessage;
+    else if (op === 'update' && (field?.immutable || field?.writeOnly)) refused[name] = 'cannot be changed after creation';
+  }
+  return { unknown: 'is not a field of this resource', refused };
+}
+
+/** The body each operation accepts and the JSON answer compiled into its serialiser. */
+function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['schemas'] {
   switch (op) {
     case 'list':
       return { response: { 200: serializerSchema(schemaName(resource, 'List')) } };
     case 'create': {
       const record = serializerSchema(schemaName(resource, 'Record'));
       const extras = Object.fromEntries(Object.keys(resource.shownOnCreate ?? {}).map((name) => [name, { type: 'string' }]));
-      return { response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } } };
+      return { body: resourceSchemas(resource)[schemaName(resource, 'Create')], unknownMembers: bodyMembers(resource, 'create'), response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } } };
     }
     case 'read':
-    case 'update':
       return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+    case 'update':
+      return { body: resourceSchemas(resource)[schemaName(resource, 'Update')], unknownMembers: bodyMembers(resource, 'update'), response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
     default:
       return {};
   }
@@ -53,7 +73,7 @@ function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path:
     authentication: 'client',
     stepUp: method !== 'GET' && administrative.has(resource.name),
     openapi: resourceOperation(resource, op),
-    schemas: responseSchemas(resource, op),
+    schemas: operationSchemas(resource, op),
     run,
   };
 }

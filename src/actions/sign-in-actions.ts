@@ -1,8 +1,10 @@
 import { problems } from '../derive/openapi/problems.js';
-import type { Operation } from '../derive/openapi/types.js';
+import type { Operation, Schema } from '../derive/openapi/types.js';
 import { ApiError } from '../http/errors.js';
+import type { OtpStartInput, OtpVerifyInput } from '../sign-in/otp-service.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
-import type { ActionDef, ActionServices, Authentication } from './action.js';
+import type { TotpCodeInput, TotpVerifyInput } from '../sign-in/totp-service.js';
+import type { ActionDef, ActionInput, ActionServices, Authentication } from './action.js';
 
 /** The sign-in services, or 503 where the app was built without them. */
 export function signIn(services: ActionServices): SignInServices {
@@ -11,6 +13,14 @@ export function signIn(services: ActionServices): SignInServices {
 }
 
 export const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
+/** A closed object schema: the body of a step, declared once, enforced by the executor and printed in OpenAPI. */
+export const closedObject = (properties: Record<string, Schema>, required: readonly string[]): Schema => ({ type: 'object', properties, required: [...required], additionalProperties: false });
+/** The JSON content of a request body, with its schema object as declared. */
+export const jsonBody = (schema: Schema) => ({ 'application/json': { schema } });
+/** The body of a call, which the executor checked against the action's `schemas.body`. */
+export const checkedBody = <T>(input: ActionInput): T => input.body as T;
+/** The query of a call, which the executor checked against the action's `schemas.query`. */
+export const checkedQuery = <T>(input: ActionInput): T => input.query as T;
 /** The members of a user-token answer. */
 export const token = { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } };
 
@@ -19,41 +29,52 @@ function operation(operationId: string, summary: string, description: string, bo
 }
 
 /** A sign-in step: public (its proof is in the body) or for any signed-in user; limited per source IP like the token endpoint. */
-function step(name: string, path: string, authentication: Authentication, openapi: Operation, run: ActionDef['run']): ActionDef {
-  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: {}, run };
+function step(name: string, path: string, authentication: Authentication, body: Schema | undefined, openapi: Operation, run: ActionDef['run']): ActionDef {
+  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: body ? { body } : {}, run };
 }
+
+const sixDigits = { type: 'string', pattern: '^[0-9]{6}$' };
+
+/** `POST /v1/auth/otp/start`. The destination's form depends on the channel: checked by the service. */
+const otpStartBody = closedObject({ tenant_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' }, channel: { type: 'string', enum: ['email', 'sms'] }, destination: { type: 'string' } }, ['tenant_id', 'channel', 'destination']);
+/** `POST /v1/auth/otp/verify`. */
+const otpVerifyBody = closedObject({ challenge_id: { type: 'string', maxLength: 100 }, code: sixDigits }, ['challenge_id', 'code']);
+/** `POST /v1/auth/totp/verify`: a TOTP code or a recovery code. */
+const totpVerifyBody = closedObject({ mfa_token: { type: 'string', maxLength: 100 }, code: { type: 'string', pattern: '^([0-9]{6}|[0-9a-f]{8}-[0-9a-f]{8})$' } }, ['mfa_token', 'code']);
+/** `activate`, `step-up` and `disable`: a current TOTP code. */
+const totpCodeBody = closedObject({ code: sixDigits }, ['code']);
 
 /** End-user sign-in (CONTRACT.md part 2): one-time passwords, TOTP, and the second step of a sign-in. */
 export const signInActions: readonly ActionDef[] = [
-  step('otp-start', '/v1/auth/otp/start', 'public',
+  step('otp-start', '/v1/auth/otp/start', 'public', otpStartBody,
     operation('otp_start', 'Send a one-time sign-in code', 'The same answer whether or not the destination belongs to a user. 429 for a new code within 60 s, or past the daily cap (`daily_limit_reached`).',
-      json({ tenant_id: { type: 'string' }, channel: { type: 'string', enum: ['email', 'sms'] }, destination: { type: 'string' } }, ['tenant_id', 'channel', 'destination']),
+      jsonBody(otpStartBody),
       { 202: { description: 'A code is on its way if the destination belongs to an active user.', content: json({ challenge_id: { type: 'string' }, expires_in: { type: 'integer' } }, ['challenge_id', 'expires_in']) }, ...problems('400') }),
-    async (input, services) => ({ status: 202, body: await signIn(services).otp.start(input.context, input.body) })),
-  step('otp-verify', '/v1/auth/otp/verify', 'public',
+    async (input, services) => ({ status: 202, body: await signIn(services).otp.start(input.context, checkedBody<OtpStartInput>(input)) })),
+  step('otp-verify', '/v1/auth/otp/verify', 'public', otpVerifyBody,
     operation('otp_verify', 'Exchange a one-time code for a token', 'Users with TOTP get `{ mfa_required, mfa_token }` for `/v1/auth/totp/verify` instead. A wrong, expired, used or unknown code is a 400 `invalid_grant` (after 5 wrong codes the challenge is dead).',
-      json({ challenge_id: { type: 'string' }, code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['challenge_id', 'code']),
+      jsonBody(otpVerifyBody),
       { 200: { description: 'A user token (`amr: ["otp"]`), or the second-factor step.', content: { 'application/json': { schema: { oneOf: [{ type: 'object', properties: token }, { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } } }] } } } }, ...problems('400') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).otp.verify(input.context, input.body) })),
-  step('totp-verify', '/v1/auth/totp/verify', 'public',
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).otp.verify(input.context, checkedBody<OtpVerifyInput>(input)) })),
+  step('totp-verify', '/v1/auth/totp/verify', 'public', totpVerifyBody,
     operation('totp_verify', 'Second factor: a TOTP or recovery code', 'With the `mfa_token` of `/v1/auth/otp/verify`. An accepted code is refused if used again.',
-      json({ mfa_token: { type: 'string' }, code: { type: 'string' } }, ['mfa_token', 'code']),
+      jsonBody(totpVerifyBody),
       { 200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.verify(input.context, input.body) })),
-  step('totp-enroll', '/v1/auth/totp/enroll', 'user',
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.verify(input.context, checkedBody<TotpVerifyInput>(input)) })),
+  step('totp-enroll', '/v1/auth/totp/enroll', 'user', undefined,
     operation('totp_enroll', 'Start TOTP enrolment', 'A new secret (base32), its `otpauth://` URI and 10 single-use recovery codes, shown only here. TOTP is on once activated.', undefined,
       { 200: { description: 'The secret.', content: json({ secret: { type: 'string' }, otpauth_uri: { type: 'string' }, recovery_codes: { type: 'array', items: { type: 'string' } } }, ['secret', 'otpauth_uri', 'recovery_codes']) }, ...problems('409') }),
     async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.enroll(input.context) })),
-  step('totp-activate', '/v1/auth/totp/activate', 'user',
-    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', json({ code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['code']),
+  step('totp-activate', '/v1/auth/totp/activate', 'user', totpCodeBody,
+    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', jsonBody(totpCodeBody),
       { 204: { description: 'TOTP is on.' }, ...problems('400', '409') }),
-    async (input, services) => (await signIn(services).totp.activate(input.context, input.body), { status: 204 })),
-  step('totp-step-up', '/v1/auth/totp/step-up', 'user',
-    operation('totp_step_up', 'Step-up: add the second factor to a session', 'RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with `amr: ["otp","totp"]`, as administrative actions require.', json({ code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['code']),
+    async (input, services) => (await signIn(services).totp.activate(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 })),
+  step('totp-step-up', '/v1/auth/totp/step-up', 'user', totpCodeBody,
+    operation('totp_step_up', 'Step-up: add the second factor to a session', 'RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with `amr: ["otp","totp"]`, as administrative actions require.', jsonBody(totpCodeBody),
       { 200: { description: 'A user token with `totp` in `amr`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400', '409') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.stepUp(input.context, input.body) })),
-  step('totp-disable', '/v1/auth/totp/disable', 'user',
-    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', json({ code: { type: 'string', pattern: '^[0-9]{6}$' } }, ['code']),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signIn(services).totp.stepUp(input.context, checkedBody<TotpCodeInput>(input)) })),
+  step('totp-disable', '/v1/auth/totp/disable', 'user', totpCodeBody,
+    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', jsonBody(totpCodeBody),
       { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
-    async (input, services) => (await signIn(services).totp.disable(input.context, input.body), { status: 204 })),
+    async (input, services) => (await signIn(services).totp.disable(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 })),
 ];

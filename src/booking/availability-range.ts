@@ -31,6 +31,11 @@ function parseBound(text: string): RangeBound | undefined {
   return timestamp === undefined ? undefined : { instant: Date.parse(timestamp) };
 }
 
+/** Whether `text` is a range bound: a calendar date or an ISO 8601 timestamp with a zone (the `date-or-date-time` format). */
+export function isRangeBound(text: string): boolean {
+  return parseBound(text) !== undefined;
+}
+
 /** The instant a bound names for a product in `zone`. */
 export function resolveBound(zone: string, bound: RangeBound): number {
   return 'date' in bound ? midnightOf(zone, bound.date) : bound.instant;
@@ -60,15 +65,4 @@ export function parseRange(query: QueryString): RangeQuery {
   if (from && to && resolveBound('UTC', to) <= resolveBound('UTC', from)) errors.push({ field: 'to', message: 'must be after from' });
   if (!from || !to || errors.length > 0) throw validationError(errors);
   return { from, to };
-}
-
-/**
- * Refuses query parameters other than `allowed`: a misspelt `granulariy` would otherwise
- * be answered as if it were absent.
- *
- * @throws ApiError `validation_failed` (400)
- */
-export function refuseUnknownParameters(query: QueryString, allowed: readonly string[]): void {
-  const unknown = Object.keys(query).filter((name) => !allowed.includes(name));
-  if (unknown.length > 0) throw validationError(unknown.map((name) => ({ field: name, message: 'is not a parameter of this operation' })));
 }

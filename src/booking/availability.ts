@@ -1,10 +1,9 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
-import { singleParameter } from '../query/single-parameter.js';
 import { getResource } from '../registry/index.js';
 import { closedStatuses } from './booking-hooks.js';
-import { parseRange, refuseUnknownParameters, resolveBound } from './availability-range.js';
+import { parseRange, resolveBound } from './availability-range.js';
 import { holdingsOf } from './holdings.js';
 import { occupancy, slotPeaks } from './occupancy.js';
 import type { Granularity } from './time-slots.js';
@@ -34,12 +33,6 @@ export interface ProductAvailability {
   readonly slots: AvailabilitySlot[];
 }
 
-function parseGranularity(query: QueryString): Granularity {
-  const value = singleParameter(query, 'granularity') ?? 'day';
-  if (value !== 'day' && value !== 'hour') throw validationError([{ field: 'granularity', message: 'must be day or hour' }]);
-  return value;
-}
-
 /** A product row's time zone; a row written around the API without one is in UTC, the column's default. */
 export function zoneOf(row: { readonly time_zone?: unknown }): string {
   return typeof row.time_zone === 'string' ? row.time_zone : 'UTC';
@@ -56,11 +49,12 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
  * caller's scope (404 outside it); the holdings of every tenant count, as they do when
  * booking. One query for the product, one for its holdings.
  *
+ * `query` is checked against its schema (`productAvailabilityQuery`) by the action executor.
+ *
  * @throws ApiError `validation_failed` (400), `not_found` (404)
  */
 export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString): Promise<ProductAvailability> {
-  refuseUnknownParameters(query, ['from', 'to', 'granularity']);
-  const granularity = parseGranularity(query);
+  const granularity: Granularity = query.granularity === 'hour' ? 'hour' : 'day';
   const range = parseRange(query);
   const row = await queries.find(products, id);
   if (!row) throw notFound(products.name);

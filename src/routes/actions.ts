@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { executeAction, executeActionNow } from '../actions/execute.js';
+import { compileInputs } from '../actions/input-schemas.js';
 import { actionKey } from '../actions/index.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
@@ -58,6 +59,8 @@ async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: 
 
 /** The Fastify route of an action: its declarations become route config, its schemas compiled serialisers. */
 export function actionRoute(action: ActionDef, services: ActionServices, keys?: IdempotencyKeys): RouteOptions {
+  // At start-up, like the response serialisers: a schema Ajv refuses fails the boot, not a request.
+  compileInputs(action);
   const idempotent = keys !== undefined && action.method === 'POST' && action.authentication === 'client';
   const isPublic = action.authentication === 'public';
   return {

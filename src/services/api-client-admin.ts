@@ -1,14 +1,20 @@
 import type { Database } from '../db/dialect.js';
-import { notFound, validationError } from '../http/errors.js';
-import type { FieldError } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { Clock } from './clock.js';
-import { addClientKey, isValidKid, parsePublicKey } from './client-keys.js';
+import { addClientKey, parsePublicKey } from './client-keys.js';
 import type { ClientKeyView } from './client-keys.js';
 import type { RequestContext } from './request-context.js';
 
 const apiClients = getResource('api-clients');
+
+/** The body of `POST /v1/api-clients/{id}/keys`, as its schema (`addClientKeySchema`) admits it. */
+export interface AddKeyInput {
+  readonly public_key: string;
+  readonly kid?: string;
+  readonly overlap_days?: number;
+}
 
 export interface AddKeyResult {
   readonly client_id: string;
@@ -27,8 +33,9 @@ export class ApiClientAdmin {
   ) {}
 
   /** Adds a public key to a client in the caller's reach; earlier keys expire after the overlap. */
-  async addKey(context: RequestContext, clientId: string, body: unknown): Promise<AddKeyResult> {
-    const { pem, kid, overlapDays } = this.parseBody(body);
+  async addKey(context: RequestContext, clientId: string, body: AddKeyInput): Promise<AddKeyResult> {
+    const { public_key: pem, kid } = body;
+    const overlapDays = body.overlap_days ?? this.defaultOverlapDays;
     const key = await parsePublicKey(pem, 'public_key');
     return runUnitOfWork(this.database, this.clock, context, async (unit) => {
       const client = await unit.find(apiClients, clientId, { lock: 'update' });
@@ -44,18 +51,5 @@ export class ApiClientAdmin {
       await unit.invalidate('client', clientId);
       return { client_id: clientId, kid: added.kid, key: added, retired: retiredViews };
     });
-  }
-
-  private parseBody(body: unknown): { pem: string; kid: string | undefined; overlapDays: number } {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
-    const errors: FieldError[] = [];
-    const input = body as Record<string, unknown>;
-    for (const key of Object.keys(input)) if (!['public_key', 'kid', 'overlap_days'].includes(key)) errors.push({ field: key, message: 'is not accepted here' });
-    const { public_key: pem, kid, overlap_days: overlap } = input;
-    if (typeof pem !== 'string' || pem.length > 4000) errors.push({ field: 'public_key', message: 'must be an SPKI PEM string' });
-    if (kid !== undefined && !isValidKid(kid)) errors.push({ field: 'kid', message: 'must be 1-200 printable ASCII characters without spaces' });
-    if (overlap !== undefined && (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > 365)) errors.push({ field: 'overlap_days', message: 'must be a whole number of days from 0 to 365' });
-    if (errors.length > 0) throw validationError(errors);
-    return { pem: pem as string, kid: kid as string | undefined, overlapDays: (overlap as number | undefined) ?? this.defaultOverlapDays };
   }
 }

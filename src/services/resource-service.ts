@@ -20,7 +20,7 @@ import { listRows } from './list-records.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { CreateDraft, HookContext, ResourceHooks } from './resource-hooks.js';
 import type { RequestContext } from './request-context.js';
-import { validateBody } from './validate-body.js';
+import { normaliseBody } from './normalise-body.js';
 
 /** A record with its current ETag. */
 export interface Versioned {
@@ -87,7 +87,7 @@ export class ResourceService {
   }
 
   async create(context: RequestContext, resource: ResourceDef, body: unknown): Promise<Versioned> {
-    const input = validateBody(resource, body, 'create');
+    const input = normaliseBody(resource, body, 'create');
     checkFieldWrites(resource, context.principal, input);
     const hooks = this.hooks[resource.name] ?? {};
     const created = await this.work(context, async (unit) => {
@@ -107,7 +107,7 @@ export class ResourceService {
   }
 
   async update(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined, body: unknown): Promise<Versioned> {
-    const changes = validateBody(resource, body, 'update');
+    const changes = normaliseBody(resource, body, 'update');
     checkFieldWrites(resource, context.principal, changes);
     const expected = requireIfMatch(ifMatch);
     const hooks = this.hooks[resource.name] ?? {};

@@ -3,7 +3,6 @@ import * as oidc from 'openid-client';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
-import type { FieldError } from '../http/errors.js';
 import { apiPrefix } from '../http/api-paths.js';
 import type { DataKey } from '../security/data-key.js';
 import type { TenantDirectory } from '../security/tenant-directory.js';
@@ -12,7 +11,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import type { SecurityEvents } from '../services/security-events.js';
 import { auditInUnit, userEvent } from '../services/security-events.js';
-import { invalidGrant, objectBody, unknownFields } from './otp-service.js';
+import { invalidGrant } from './otp-service.js';
 import { verifiedEmail } from './oauth-code-grant.js';
 import { unknownProvider } from './oauth-providers.js';
 import type { OAuthProviders } from './oauth-providers.js';
@@ -56,7 +55,7 @@ export class OAuthLogin {
   constructor(private readonly deps: OAuthLoginDeps) {}
 
   /** The provider's authorization URL (302 target); every check happens before it is built. */
-  async start(providerId: string, query: unknown, context: RequestContext): Promise<string> {
+  async start(providerId: string, query: OAuthStartQuery, context: RequestContext): Promise<string> {
     return this.recorded('start', providerId, context, async () => {
       if (!this.deps.providers.has(providerId)) throw unknownProvider(providerId);
       const { tenantId, redirectUri, appState } = parseStart(query, this.deps.redirectUris);
@@ -117,11 +116,11 @@ export class OAuthLogin {
   }
 
   /** The one-time login code of the callback, traded once for a user token with `amr: ["fed"]`. */
-  async exchange(body: unknown, context: RequestContext): Promise<UserTokenResponse> {
+  async exchange(body: OAuthTokenInput, context: RequestContext): Promise<UserTokenResponse> {
     let tenantId: string | null = null;
     let provider = 'unknown';
     return this.recorded('token', () => provider, context, async () => {
-      const code = parseCode(body);
+      const { code } = body;
       const hash = this.deps.dataKey.mac('oauth-login-code', code);
       const spent = () => invalidGrant('The login code is wrong, expired or already used; sign in again');
       // Read first (the user lookup cannot run inside the transaction: SQLite has one
@@ -177,26 +176,21 @@ function single(query: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function parseCode(body: unknown): string {
-  const input = objectBody(body);
-  const errors: FieldError[] = [];
-  unknownFields(input, ['code'], errors);
-  if (typeof input.code !== 'string' || !/^[A-Za-z0-9_-]{20,100}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the code the sign-in returned to the redirect_uri' });
-  if (errors.length > 0) throw validationError(errors);
-  return input.code as string;
+/** The query of `GET /v1/auth/oauth/{provider}/start`, as its schema (`src/actions/oauth-actions.ts`) admits it. */
+export interface OAuthStartQuery {
+  readonly tenant_id: string;
+  readonly redirect_uri: string;
+  readonly state?: string;
 }
 
-function parseStart(query: unknown, whitelist: readonly string[]): { tenantId: string; redirectUri: string; appState: string | null } {
-  const input = query !== null && typeof query === 'object' ? (query as Record<string, unknown>) : {};
-  const errors: FieldError[] = [];
-  unknownFields(input, ['tenant_id', 'redirect_uri', 'state'], errors);
-  const redirectUri = single(input, 'redirect_uri');
+/** The body of `POST /v1/auth/oauth/token`, as its schema admits it. */
+export interface OAuthTokenInput {
+  readonly code: string;
+}
+
+/** What the start query's schema cannot say: the redirect URI is one of the configured ones. */
+function parseStart(query: OAuthStartQuery, whitelist: readonly string[]): { tenantId: string; redirectUri: string; appState: string | null } {
   // Exact string comparison, nothing else: no prefix, no wildcard, no normalisation.
-  if (redirectUri === undefined || !whitelist.includes(redirectUri)) errors.push({ field: 'redirect_uri', message: 'must be exactly one of the redirect URIs registered in OAUTH_REDIRECT_URIS' });
-  const tenantId = single(input, 'tenant_id');
-  if (tenantId === undefined || !/^[A-Za-z0-9-]{1,64}$/.test(tenantId)) errors.push({ field: 'tenant_id', message: 'must be a tenant node id' });
-  const appState = single(input, 'state');
-  if (input.state !== undefined && (appState === undefined || !/^[\x21-\x7e]{1,512}$/.test(appState))) errors.push({ field: 'state', message: 'must be 1–512 printable ASCII characters, given once' });
-  if (errors.length > 0) throw validationError(errors);
-  return { tenantId: tenantId as string, redirectUri: redirectUri as string, appState: appState ?? null };
+  if (!whitelist.includes(query.redirect_uri)) throw validationError([{ field: 'redirect_uri', message: 'must be exactly one of the redirect URIs registered in OAUTH_REDIRECT_URIS' }]);
+  return { tenantId: query.tenant_id, redirectUri: query.redirect_uri, appState: query.state ?? null };
 }

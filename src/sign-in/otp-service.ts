@@ -4,7 +4,6 @@ import type { Database, Db } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
-import type { FieldError } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory } from '../security/user-directory.js';
@@ -90,7 +89,7 @@ export async function refusable<T>(work: () => Promise<T>): Promise<T | Refusal>
 export class OtpService {
   constructor(private readonly deps: OtpDeps) {}
 
-  async start(context: RequestContext, body: unknown): Promise<{ challenge_id: string; expires_in: number }> {
+  async start(context: RequestContext, body: OtpStartInput): Promise<{ challenge_id: string; expires_in: number }> {
     const { tenantId, channel, destination } = parseStart(body);
     if (channel === 'sms' && !this.deps.sender.smsAvailable) throw validationError([{ field: 'channel', message: 'SMS sign-in is not configured (SMS_WEBHOOK_URL)' }]);
     const now = this.deps.clock.now();
@@ -163,8 +162,8 @@ export class OtpService {
   }
 
   /** A token, or — when the user has TOTP — a short-lived token for the second factor. */
-  async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse | MfaRequired> {
-    const { challengeId, code } = parseVerify(body);
+  async verify(context: RequestContext, body: OtpVerifyInput): Promise<UserTokenResponse | MfaRequired> {
+    const { challenge_id: challengeId, code } = body;
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     // One try used, atomically, before the code is compared — and the row read in the same
@@ -270,37 +269,24 @@ export class OtpService {
   }
 }
 
-/** A request body that must be a JSON object (400 otherwise). */
-export function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
-  return body as Record<string, unknown>;
+/** The body of `POST /v1/auth/otp/start`, as its schema (`src/actions/sign-in-actions.ts`) admits it. */
+export interface OtpStartInput {
+  readonly tenant_id: string;
+  readonly channel: Channel;
+  readonly destination: string;
 }
 
-/** Adds an error for every member of `input` outside `allowed`. */
-export function unknownFields(input: Record<string, unknown>, allowed: readonly string[], errors: FieldError[]): void {
-  for (const key of Object.keys(input)) if (!allowed.includes(key)) errors.push({ field: key, message: 'is not accepted here' });
+/** The body of `POST /v1/auth/otp/verify`, as its schema admits it. */
+export interface OtpVerifyInput {
+  readonly challenge_id: string;
+  readonly code: string;
 }
 
-function parseStart(body: unknown): { tenantId: string; channel: Channel; destination: string } {
-  const input = objectBody(body);
-  const errors: FieldError[] = [];
-  unknownFields(input, ['tenant_id', 'channel', 'destination'], errors);
-  const { tenant_id: tenantId, channel, destination } = input;
-  if (typeof tenantId !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(tenantId)) errors.push({ field: 'tenant_id', message: 'must be a tenant node id' });
-  if (channel !== 'email' && channel !== 'sms') errors.push({ field: 'channel', message: 'must be email or sms' });
-  const text = typeof destination === 'string' ? destination.trim() : '';
-  if (channel === 'email' && !email.test(text)) errors.push({ field: 'destination', message: 'must be an e-mail address' });
-  if (channel === 'sms' && !phone.test(text)) errors.push({ field: 'destination', message: 'must be a phone number in E.164 form (+4915…)' });
-  if (errors.length > 0) throw validationError(errors);
-  return { tenantId: tenantId as string, channel: channel as Channel, destination: channel === 'email' ? text.toLowerCase() : text };
-}
-
-function parseVerify(body: unknown): { challengeId: string; code: string } {
-  const input = objectBody(body);
-  const errors: FieldError[] = [];
-  unknownFields(input, ['challenge_id', 'code'], errors);
-  if (typeof input.challenge_id !== 'string' || input.challenge_id.length > 100) errors.push({ field: 'challenge_id', message: 'must be the challenge_id of /v1/auth/otp/start' });
-  if (typeof input.code !== 'string' || !/^[0-9]{6}$/.test(input.code)) errors.push({ field: 'code', message: 'must be the 6-digit code' });
-  if (errors.length > 0) throw validationError(errors);
-  return { challengeId: input.challenge_id as string, code: input.code as string };
+/** What the start body's schema cannot say: the destination's form depends on the channel. */
+function parseStart(body: OtpStartInput): { tenantId: string; channel: Channel; destination: string } {
+  const { tenant_id: tenantId, channel } = body;
+  const text = body.destination.trim();
+  if (channel === 'email' && !email.test(text)) throw validationError([{ field: 'destination', message: 'must be an e-mail address' }]);
+  if (channel === 'sms' && !phone.test(text)) throw validationError([{ field: 'destination', message: 'must be a phone number in E.164 form (+4915…)' }]);
+  return { tenantId, channel, destination: channel === 'email' ? text.toLowerCase() : text };
 }

@@ -11,7 +11,7 @@ import type { Clock } from '../services/clock.js';
 import type { RequestContext } from '../services/request-context.js';
 import { auditInUnit, userEvent } from '../services/security-events.js';
 import type { SecurityEvents, UserEventName } from '../services/security-events.js';
-import { challengeRefusal, invalidGrant, objectBody, otpPolicy, Refusal, refusable } from './otp-service.js';
+import { challengeRefusal, invalidGrant, otpPolicy, Refusal, refusable } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 
@@ -88,9 +88,9 @@ export class TotpService {
   }
 
   /** Turns TOTP on with a first valid code: the step claimed, the flag and the event in one transaction. */
-  async activate(context: RequestContext, body: unknown): Promise<void> {
+  async activate(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
@@ -112,13 +112,8 @@ export class TotpService {
    * the code's claim, the spent challenge and the `recovery_code_used` and `sign_in` events
    * are one transaction.
    */
-  async verify(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
-    const input = objectBody(body);
-    const token = input.mfa_token;
-    const code = typeof input.code === 'string' ? input.code.trim() : '';
-    if (typeof token !== 'string' || token.length > 100 || !/^([0-9]{6}|[0-9a-f]{8}-[0-9a-f]{8})$/.test(code)) {
-      throw validationError([{ field: 'code', message: 'send mfa_token and a 6-digit code (or a recovery code)' }]);
-    }
+  async verify(context: RequestContext, body: TotpVerifyInput): Promise<UserTokenResponse> {
+    const { mfa_token: token, code } = body;
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const tokenHash = this.deps.dataKey.mac('mfa', token);
@@ -171,9 +166,9 @@ export class TotpService {
    * TOTP code and gets a token carrying `totp` in `amr` — e.g. right after enrolling. The
    * step's claim and the `sign_in` event are one transaction.
    */
-  async stepUp(context: RequestContext, body: unknown): Promise<UserTokenResponse> {
+  async stepUp(context: RequestContext, body: TotpCodeInput): Promise<UserTokenResponse> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
     const refuse = async (reason: Outcome) => {
@@ -193,9 +188,9 @@ export class TotpService {
   }
 
   /** Turns TOTP off; needs a current code, so a stolen one-factor session cannot. The removal, the flag and the event are one transaction. */
-  async disable(context: RequestContext, body: unknown): Promise<void> {
+  async disable(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
-    const code = parseCode(body, 'code');
+    const { code } = body;
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
@@ -280,8 +275,13 @@ export class TotpService {
   }
 }
 
-function parseCode(body: unknown, field: string): string {
-  const value = objectBody(body)[field];
-  if (typeof value !== 'string' || !/^[0-9]{6}$/.test(value.trim())) throw validationError([{ field, message: 'must be the 6-digit code of the authenticator' }]);
-  return value.trim();
+/** The body of `activate`, `step-up` and `disable`, as its schema (`src/actions/sign-in-actions.ts`) admits it: a 6-digit code. */
+export interface TotpCodeInput {
+  readonly code: string;
+}
+
+/** The body of `POST /v1/auth/totp/verify`, as its schema admits it: the mfa_token and a TOTP or recovery code. */
+export interface TotpVerifyInput {
+  readonly mfa_token: string;
+  readonly code: string;
 }

@@ -2,7 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { OAuthErrorCode } from '../../security/oauth-error.js';
 import { jwtBearerAssertionType } from '../../services/token-service.js';
 import { tokenPath } from '../../http/api-paths.js';
-import { clientKeySchemas } from './client-key-schemas.js';
+import { addClientKeySchema, clientKeySchemas } from './client-key-schemas.js';
 import { operationKey, ref } from './types.js';
 import type { Operation, Schema } from './types.js';
 
@@ -52,16 +52,7 @@ export function authSchemas(config: Config): Record<string, Schema> {
       required: ['error', 'error_description'],
     },
     ...clientKeySchemas,
-    AddClientKey: {
-      type: 'object',
-      properties: {
-        public_key: { type: 'string', maxLength: 4000, description: 'SPKI PEM, EC P-256/P-384/P-521.' },
-        kid: { type: 'string', minLength: 1, maxLength: 200, description: 'Default: the RFC 7638 thumbprint.' },
-        overlap_days: { type: 'integer', minimum: 0, maximum: 365, description: `Days earlier keys stay valid; default ${config.keyOverlapDays}.` },
-      },
-      required: ['public_key'],
-      additionalProperties: false,
-    },
+    AddClientKey: addClientKeySchema,
   };
 }
 

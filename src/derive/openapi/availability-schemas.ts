@@ -1,5 +1,6 @@
 import { getResource } from '../../registry/index.js';
 import { listParameters } from './list-parameters.js';
+import { queryParameters } from './query-parameters.js';
 import { schemaName } from './resource-schemas.js';
 import { ref } from './types.js';
 import type { OpenApiObject, Schema } from './types.js';
@@ -8,18 +9,33 @@ const products = getResource('products');
 
 const boundText = 'A date `YYYY-MM-DD` (midnight in the product\'s `time_zone`) or an ISO 8601 timestamp with a zone (`2030-03-31T10:00:00Z`).';
 
-/** `from` and `to` of both availability operations. */
-export const rangeParameters: readonly OpenApiObject[] = [
-  { name: 'from', in: 'query', required: true, description: `Start of the range (inclusive). ${boundText}`, schema: { type: 'string', examples: ['2030-03-31', '2030-03-31T10:00:00Z'] } },
-  { name: 'to', in: 'query', required: true, description: `End of the range (exclusive), after \`from\`. ${boundText}`, schema: { type: 'string', examples: ['2030-04-07'] } },
-];
+/** `from` and `to` of both availability operations; the search checks them with the same format. */
+const rangeProperties: Readonly<Record<string, Schema>> = {
+  from: { type: 'string', format: 'date-or-date-time', examples: ['2030-03-31', '2030-03-31T10:00:00Z'] },
+  to: { type: 'string', format: 'date-or-date-time', examples: ['2030-04-07'] },
+};
+const rangeDescriptions = {
+  from: `Start of the range (inclusive). ${boundText}`,
+  to: `End of the range (exclusive), after \`from\`. ${boundText}`,
+  granularity: 'Local calendar days (at most 366 slots) or local clock hours (at most 744 slots) of the product\'s time zone.',
+};
 
-/** Query parameters of `GET /v1/products/{id}/availability`. */
-export const productAvailabilityParameters: readonly OpenApiObject[] = [
-  ref('parameters', 'id'),
-  ...rangeParameters,
-  { name: 'granularity', in: 'query', description: 'Local calendar days (at most 366 slots) or local clock hours (at most 744 slots) of the product\'s time zone.', schema: { type: 'string', enum: ['day', 'hour'], default: 'day' } },
-];
+/**
+ * The query of `GET /v1/products/{id}/availability`, enforced by the action executor. What
+ * it cannot say is the service's: `to` after `from` in the product's zone, the slot limits.
+ */
+export const productAvailabilityQuery: Schema = {
+  type: 'object',
+  properties: { ...rangeProperties, granularity: { type: 'string', enum: ['day', 'hour'], default: 'day' } },
+  required: ['from', 'to'],
+  additionalProperties: false,
+};
+
+/** Query parameters of `GET /v1/products/{id}/availability`: the properties of its query schema. */
+export const productAvailabilityParameters: readonly OpenApiObject[] = [ref('parameters', 'id'), ...queryParameters(productAvailabilityQuery, rangeDescriptions)];
+
+/** `from` and `to` of both availability operations. */
+export const rangeParameters: readonly OpenApiObject[] = productAvailabilityParameters.filter((parameter) => parameter.name === 'from' || parameter.name === 'to');
 
 /** Query parameters of `GET /v1/availability`: the range, `quantity`, and the products list language. */
 export const searchParameters: readonly OpenApiObject[] = [

@@ -4,19 +4,20 @@ import { ref } from './types.js';
 import type { Schema } from './types.js';
 
 /**
- * String formats. Standard JSON Schema formats where one exists; the service's own
- * checks (`services/validate-body.ts`) otherwise, with a pattern when the check is one.
+ * String formats: the standard JSON Schema ones where one exists, the service's own
+ * (`src/actions/input-formats.ts`, enforced when input schemas are checked) otherwise,
+ * with a pattern too when the check is one.
  */
 const formats: Readonly<Record<NonNullable<FieldDef['format']>, Schema>> = {
   email: { format: 'email' },
   uri: { format: 'uri' },
   date: { format: 'date' },
-  currency: { pattern: '^[A-Z]{3}$', 'x-format': 'currency' },
-  phone: { pattern: '^\\+[1-9]\\d{6,14}$', 'x-format': 'phone' },
-  cidr: { 'x-format': 'cidr', description: 'IPv4 or IPv6 CIDR (a bare address is a single host).' },
-  capability: { 'x-format': 'capability', description: 'A capability name, as listed by GET /v1/capabilities.' },
-  pem: { 'x-format': 'pem', description: 'A PEM document (SPKI public key).' },
-  'time-zone': { 'x-format': 'iana-time-zone', description: 'An IANA time zone name (Europe/Berlin, America/New_York, UTC).' },
+  currency: { pattern: '^[A-Z]{3}$', format: 'currency' },
+  phone: { pattern: '^\\+[1-9]\\d{6,14}$', format: 'phone' },
+  cidr: { format: 'cidr', description: 'IPv4 or IPv6 CIDR (a bare address is a single host).' },
+  capability: { format: 'capability', description: 'A capability name, as listed by GET /v1/capabilities.' },
+  pem: { format: 'pem', description: 'A PEM document (SPKI public key).' },
+  'time-zone': { format: 'iana-time-zone', description: 'An IANA time zone name (Europe/Berlin, America/New_York, UTC).' },
 };
 
 function stringSchema(def: FieldDef): Schema {

@@ -54,12 +54,24 @@ function properties(resource: ResourceDef, usage: Usage, include: (def: FieldDef
   return out;
 }
 
+const built = new WeakMap<ResourceDef, Readonly<Record<string, Schema>>>();
+
 /**
  * Record, list and body schemas of a resource. Records are open (`additionalProperties`
  * is not restricted) because adding a response field is a compatible change within a major
- * version; bodies are closed, as the service refuses unknown fields.
+ * version; bodies are closed, as the service refuses unknown fields. Built once per
+ * resource: the create and update actions enforce the very body objects OpenAPI prints.
  */
-export function resourceSchemas(resource: ResourceDef): Record<string, Schema> {
+export function resourceSchemas(resource: ResourceDef): Readonly<Record<string, Schema>> {
+  let schemas = built.get(resource);
+  if (!schemas) {
+    schemas = Object.freeze(buildSchemas(resource));
+    built.set(resource, schemas);
+  }
+  return schemas;
+}
+
+function buildSchemas(resource: ResourceDef): Record<string, Schema> {
   const readable = properties(resource, 'record', (def) => def.writeOnly !== true);
   const schemas: Record<string, Schema> = {
     [schemaName(resource, 'Record')]: {

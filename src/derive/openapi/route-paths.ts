@@ -81,8 +81,10 @@ export function routePaths(routes: readonly RouteInfo[], known: KnownOperations)
     if (route.method === 'HEAD' || route.url.includes('*')) continue;
     const path = openApiPath(route.url);
     const template = known.get(operationKey(route.method, path));
-    // A deep copy: the same known operation must not be altered by two routes or two builds.
-    const operation: Operation = template ? structuredClone(template) : genericOperation(route.method, path);
+    // A copy of what access and deprecation rewrite (the operation's own members and its
+    // responses), so two routes or two builds never alter the declaration. Schemas are not
+    // copied: the document prints the very objects the executor enforces.
+    const operation: Operation = template ? { ...template, responses: { ...template.responses } } : genericOperation(route.method, path);
     secure(operation, route);
     // Every endpoint group is rate limited; the token endpoint documents its own (OAuth) 429.
     operation.responses = { ...problems('429'), ...operation.responses, ...problems('default') };

@@ -119,8 +119,11 @@ describe.each(dialects)('availability on %s', (dialect) => {
     expectProblem(await availability(p, 'from=2030-01-01&to=2031-01-03'), 400, 'validation_failed');
     expect((await slots(p, 'from=2030-01-01&to=2030-02-01&granularity=hour')).length).toBe(744);
     expectProblem(await availability(p, `from=2030-01-01&to=${encodeURIComponent('2030-02-01T01:00:00Z')}&granularity=hour`), 400, 'validation_failed');
+    const week = expectProblem(await availability(p, 'from=2030-01-01&to=2030-01-02&granularity=week'), 400, 'validation_failed');
+    expect(week.errors?.map((e) => e.field)).toEqual(['granularity']);
+    // The query schema names every problem at once: the missing range and the unknown granularity.
     const missing = expectProblem(await availability(p, 'granularity=week'), 400, 'validation_failed');
-    expect(missing.errors?.map((e) => e.field)).toEqual(['granularity']);
+    expect(missing.errors?.map((e) => e.field)).toEqual(['from', 'to', 'granularity']);
     const both = expectProblem(await availability(p, 'to=yesterday'), 400, 'validation_failed');
     expect(both.errors?.map((e) => e.field)).toEqual(['from', 'to']);
     expectProblem(await availability(p, 'from=2030-01-02&to=2030-01-01'), 400, 'validation_failed');

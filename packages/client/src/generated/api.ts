@@ -1241,9 +1241,9 @@ export interface AddClientKeyResult {
 export interface AddClientKey {
   /** SPKI PEM, EC P-256/P-384/P-521. */
   public_key: string;
-  /** Default: the RFC 7638 thumbprint. */
+  /** Printable ASCII without spaces. Default: the RFC 7638 thumbprint. */
   kid?: string;
-  /** Days earlier keys stay valid; default 30. */
+  /** Days earlier keys stay valid; default `KEY_OVERLAP_DAYS` (30 unless configured). */
   overlap_days?: number;
 }
 

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { actionKey, actions } from '../../../src/actions/index.js';
+import type { ActionDef, ActionServices } from '../../../src/actions/index.js';
+import { checkInput, compileInputs } from '../../../src/actions/input-schemas.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { buildOpenApi } from '../../../src/derive/openapi.js';
+import { openApiPath } from '../../../src/derive/openapi/route-paths.js';
+import type { OpenApiObject, Operation } from '../../../src/derive/openapi/types.js';
+import { ApiError } from '../../../src/http/errors.js';
+import { actionRoute } from '../../../src/routes/actions.js';
+
+const services = {} as ActionServices;
+const doc = buildOpenApi(loadConfig({ PUBLIC_URL: 'http://api.test' }), actions.map((action) => ({ method: action.method, url: action.path, config: actionRoute(action, services).config ?? {} })));
+
+/** A `$ref` of the document resolved to the object it names. */
+function resolve(value: OpenApiObject): OpenApiObject {
+  const target = value.$ref;
+  if (typeof target !== 'string') return value;
+  const [, , kind, name] = target.split('/');
+  const components = doc.components as unknown as Record<string, Record<string, OpenApiObject>>;
+  const found = components[kind ?? '']?.[name ?? ''];
+  if (!found) throw new Error(`unresolved ${target}`);
+  return found;
+}
+
+function operationOf(action: ActionDef): Operation {
+  const operation = doc.paths[openApiPath(action.path)]?.[action.method.toLowerCase()];
+  if (!operation) throw new Error(`no operation for ${actionKey(action)}`);
+  return operation;
+}
+
+const withBody = actions.filter((action) => action.schemas.body);
+const withQuery = actions.filter((action) => action.schemas.query);
+
+function problemOf(call: () => void): ApiError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('no problem raised');
+}
+
+describe('action input schemas', () => {
+  it('are declared for the resource writes, key rotation, sign-in, OAuth and availability', () => {
+    const keys = withBody.map(actionKey);
+    expect(keys).toEqual(expect.arrayContaining(['products.create', 'products.update', 'users.otp-start', 'users.otp-verify', 'users.totp-verify', 'users.totp-activate', 'users.totp-step-up', 'users.totp-disable', 'users.oauth-token', 'api-clients.rotate-key']));
+    expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability']));
+  });
+
+  it('compile, once per schema object', () => {
+    for (const action of actions) expect(() => compileInputs(action), actionKey(action)).not.toThrow();
+  });
+
+  it.each(withBody.map((action) => [actionKey(action), action] as const))('%s: the OpenAPI request body is the schema the executor enforces', (_key, action) => {
+    const schema = operationOf(action).requestBody?.content as Record<string, { schema: OpenApiObject }> | undefined;
+    const printed = schema?.['application/json']?.schema;
+    expect(printed).toBeDefined();
+    // The same object, not a copy: what the document prints cannot drift from what is checked.
+    expect(resolve(printed ?? {})).toBe(action.schemas.body);
+    expect(JSON.parse(JSON.stringify(resolve(printed ?? {})))).toEqual(action.schemas.body);
+  });
+
+  it.each(withQuery.map((action) => [actionKey(action), action] as const))('%s: the OpenAPI query parameters are the properties the executor enforces', (_key, action) => {
+    const query = action.schemas.query ?? {};
+    const properties = query.properties as Record<string, OpenApiObject>;
+    const required = (query.required ?? []) as string[];
+    const parameters = (operationOf(action).parameters ?? []).map(resolve).filter((parameter) => parameter.in === 'query');
+    expect(parameters.map((parameter) => parameter.name)).toEqual(Object.keys(properties));
+    for (const parameter of parameters) {
+      const name = String(parameter.name);
+      expect(parameter.schema, name).toBe(properties[name]);
+      expect(parameter.required === true, name).toBe(required.includes(name));
+    }
+  });
+
+  it('answers every bad field as the contract\'s problem, in the service\'s words', () => {
+    const create = actions.find((action) => actionKey(action) === 'products.create');
+    if (!create) throw new Error('no products.create');
+    const problem = problemOf(() => checkInput(create, { params: {}, query: {}, body: { name: 7, total_items: 1.5, _id: 'x', colour: 'red', address: 'a', city: 'b', zip_code: 'c' } }));
+    expect(problem.code).toBe('validation_failed');
+    expect(problem.errors).toEqual(expect.arrayContaining([
+      { field: 'name', message: 'must be a string' },
+      { field: 'total_items', message: 'must be an integer' },
+      { field: '_id', message: 'is set by the service and cannot be written' },
+      { field: 'colour', message: 'is not a field of this resource' },
+    ]));
+    expect(problemOf(() => checkInput(create, { params: {}, query: {}, body: [] })).errors).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
+    const otpStart = actions.find((action) => actionKey(action) === 'users.otp-start');
+    if (!otpStart) throw new Error('no users.otp-start');
+    expect(problemOf(() => checkInput(otpStart, { params: {}, query: {}, body: { tenant_id: 't-1', channel: 'fax', destination: 'x', extra: 1 } })).errors).toEqual([
+      { field: 'extra', message: 'is not accepted here' },
+      { field: 'channel', message: 'must be one of email, sms' },
+    ]);
+  });
+});
