@@ -11,6 +11,8 @@ import { gunzipSync } from 'node:zlib';
 export interface SpanCount {
   readonly spans: number;
   readonly serverSpans: number;
+  /** Each server span's start, in ms since the epoch (OTLP/JSON writes nanoseconds as a decimal string). */
+  readonly serverStartsMs: readonly number[];
 }
 
 /** OTLP's `SPAN_KIND_SERVER`, as the JSON encoding writes it (a number). */
@@ -29,15 +31,21 @@ const list = (value: unknown, key: string): readonly unknown[] => {
 export function countSpans(body: unknown): SpanCount {
   let spans = 0;
   let serverSpans = 0;
+  const serverStartsMs: number[] = [];
   for (const resource of list(body, 'resourceSpans')) {
     for (const scope of list(resource, 'scopeSpans')) {
       for (const span of list(scope, 'spans')) {
         spans += 1;
-        if (typeof span === 'object' && span !== null && (span as Record<string, unknown>).kind === serverKind) serverSpans += 1;
+        if (typeof span !== 'object' || span === null) continue;
+        const fields = span as Record<string, unknown>;
+        if (fields.kind !== serverKind) continue;
+        serverSpans += 1;
+        const start = Number(fields.startTimeUnixNano) / 1e6;
+        if (Number.isFinite(start)) serverStartsMs.push(start);
       }
     }
   }
-  return { spans, serverSpans };
+  return { spans, serverSpans, serverStartsMs };
 }
 
 export interface OtlpSink {
@@ -45,6 +53,8 @@ export interface OtlpSink {
   readonly endpoint: string;
   /** Totals so far: export requests received, spans, server spans, and requests it could not read. */
   totals(): { readonly exports: number; readonly spans: number; readonly serverSpans: number; readonly unreadable: number };
+  /** Server spans that started within [fromMs, toMs) (epoch ms): how many requests of a time window were exported. */
+  serverSpansStartedBetween(fromMs: number, toMs: number): number;
   close(): Promise<void>;
 }
 
@@ -54,6 +64,7 @@ export async function startOtlpSink(): Promise<OtlpSink> {
   let spans = 0;
   let serverSpans = 0;
   let unreadable = 0;
+  const serverStartsMs: number[] = [];
   const server = createServer((request, response) => {
     if (request.method !== 'POST' || request.url !== '/v1/traces') {
       request.resume();
@@ -70,6 +81,7 @@ export async function startOtlpSink(): Promise<OtlpSink> {
         const count = countSpans(JSON.parse(text));
         spans += count.spans;
         serverSpans += count.serverSpans;
+        for (const start of count.serverStartsMs) serverStartsMs.push(start);
       } catch {
         unreadable += 1;
       }
@@ -82,6 +94,7 @@ export async function startOtlpSink(): Promise<OtlpSink> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     totals: () => ({ exports, spans, serverSpans, unreadable }),
+    serverSpansStartedBetween: (fromMs, toMs) => serverStartsMs.filter((start) => start >= fromMs && start < toMs).length,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,18 +4,18 @@ import { countSpans, startOtlpSink } from '../../../bench/otlp-sink.js';
 import { ratios } from '../../../bench/report.js';
 import type { ScenarioResult } from '../../../bench/harness.js';
 
-const span = (kind: number) => ({ traceId: 'a', spanId: 'b', name: 'x', kind });
-const exportRequest = { resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: 'booking-service' }, spans: [span(2), span(1), span(3)] }, { spans: [span(2)] }] }, { scopeSpans: [] }] };
+const span = (kind: number, startMs = 1000) => ({ traceId: 'a', spanId: 'b', name: 'x', kind, startTimeUnixNano: String(BigInt(startMs) * 1_000_000n) });
+const exportRequest = { resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: 'booking-service' }, spans: [span(2, 1000), span(1), span(3)] }, { spans: [span(2, 2000)] }] }, { scopeSpans: [] }] };
 
 describe('OTLP span counting (get-bearer-traced)', () => {
   it('counts every span of an OTLP/JSON export request and the server spans among them', () => {
-    expect(countSpans(exportRequest)).toEqual({ spans: 4, serverSpans: 2 });
+    expect(countSpans(exportRequest)).toEqual({ spans: 4, serverSpans: 2, serverStartsMs: [1000, 2000] });
   });
 
   it('counts nothing in bodies that are not an export request', () => {
-    expect(countSpans(null)).toEqual({ spans: 0, serverSpans: 0 });
-    expect(countSpans({ resourceSpans: 'no' })).toEqual({ spans: 0, serverSpans: 0 });
-    expect(countSpans([1, 2])).toEqual({ spans: 0, serverSpans: 0 });
+    expect(countSpans(null)).toEqual({ spans: 0, serverSpans: 0, serverStartsMs: [] });
+    expect(countSpans({ resourceSpans: 'no' })).toEqual({ spans: 0, serverSpans: 0, serverStartsMs: [] });
+    expect(countSpans([1, 2])).toEqual({ spans: 0, serverSpans: 0, serverStartsMs: [] });
   });
 
   it('answers 200 to POST /v1/traces, plain or gzip, and 404 elsewhere, and keeps totals', async () => {
@@ -28,6 +28,8 @@ describe('OTLP span counting (get-bearer-traced)', () => {
       const elsewhere = await fetch(`${sink.endpoint}/v1/metrics`, { method: 'POST', body });
       expect([plain.status, gzip.status, broken.status, elsewhere.status]).toEqual([200, 200, 200, 404]);
       expect(sink.totals()).toEqual({ exports: 3, spans: 8, serverSpans: 4, unreadable: 1 });
+      expect(sink.serverSpansStartedBetween(1000, 2000)).toBe(2);
+      expect(sink.serverSpansStartedBetween(0, 3000)).toBe(4);
     } finally {
       await sink.close();
     }
