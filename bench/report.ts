@@ -49,6 +49,9 @@ export function serviceTokenFloor(crypto: CryptoLimitReport | null | undefined):
   return crypto?.tokenFloor.libcrypto?.concurrent ?? crypto?.tokenFloor.jose.concurrent ?? null;
 }
 
+/** Issue 25: `get-bearer-traced` ÷ `get-bearer` req/s, i.e. tracing adds at most 15 % per request (1 ÷ 1.15). */
+export const tracingTarget = 0.87;
+
 /** Whether `value` meets `target` of `kind`, on `database` (null: no value, or not judged there). */
 function judge(value: number | null, target: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>, database: BenchOptions['database']): boolean | null {
   if (value === null || (target.judgedOn !== undefined && target.judgedOn !== database)) return null;
@@ -68,6 +71,8 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
     { name: 'token-bearer ÷ crypto floor', value: divide(tokens, serviceTokenFloor(crypto)), target: 0.8, kind: 'at-least' },
     { name: 'get-bearer ÷ bare-fastify', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), target: 0.5, kind: 'at-least' },
     { name: 'get-bearer ÷ bare-fastify-sqlite', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify-sqlite')?.rps), target: 0.8, kind: 'at-least' },
+    // Issue 25: tracing on costs ≤ 15 % per request, i.e. traced req/s ≥ 1 ÷ 1.15 ≈ 0.87 of untraced.
+    { name: 'get-bearer-traced ÷ get-bearer', value: divide(byName(results, 'get-bearer-traced')?.rps, byName(results, 'get-bearer')?.rps), target: tracingTarget, kind: 'at-least' },
     ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
   ];
   return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
@@ -131,6 +136,8 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
       return [vs(byName(results, 'oidc-provider')?.rps, 'oidc-provider', 1.3), vs(serviceTokenFloor(crypto), 'crypto floor', 0.8)].filter(Boolean).join('; ');
     case 'get-bearer':
       return [vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify', 0.5), vs(byName(results, 'bare-fastify-sqlite')?.rps, 'bare-fastify-sqlite', 0.8)].filter(Boolean).join('; ');
+    case 'get-bearer-traced':
+      return vs(byName(results, 'get-bearer')?.rps, 'get-bearer', tracingTarget);
     case 'bare-fastify-sqlite':
       return vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify');
     case 'token-dpop':

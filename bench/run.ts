@@ -27,7 +27,7 @@ import { bookContendedScenario } from './scenarios/book-contended.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
 import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
-import { getScenario } from './scenarios/get-product.js';
+import { getScenario, getTracedScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
 import { tokenScenario } from './scenarios/token.js';
@@ -42,6 +42,8 @@ const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
   'token-dpop': ['crypto-limit'],
   'get-dpop': ['crypto-limit'],
   'get-bearer': ['bare-fastify', 'bare-fastify-sqlite'],
+  // Tracing's cost is judged against the same load untraced, in the same round.
+  'get-bearer-traced': ['get-bearer'],
   cluster: ['crypto-limit'],
   'oidc-provider': ['crypto-limit'],
 };
@@ -50,6 +52,7 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['token-bearer', (ctx) => tokenScenario(ctx, false)],
   ['token-dpop', (ctx) => tokenScenario(ctx, true)],
   ['get-bearer', (ctx) => getScenario(ctx, false)],
+  ['get-bearer-traced', getTracedScenario],
   ['get-dpop', (ctx) => getScenario(ctx, true)],
   ['list-filtered', listFilteredScenario],
   ['create', createScenario],
@@ -91,8 +94,9 @@ async function main(options: BenchOptions): Promise<number> {
       NODE_ENV: 'production',
       ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     };
-    // The child inherits this process's environment; a DATABASE_URL there must not leak into a SQLite run.
-    const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url };
+    // The child inherits this process's environment; a DATABASE_URL there must not leak into a
+    // SQLite run, nor an OTLP endpoint into the untraced scenarios (only get-bearer-traced sets one).
+    const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url, OTEL_EXPORTER_OTLP_ENDPOINT: undefined };
     const config = loadConfig(serviceEnv);
     const entry = serviceEntry(options.profileDir);
     console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
