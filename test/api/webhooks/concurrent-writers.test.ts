@@ -144,8 +144,8 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     const race = () => hits.filter((hit) => hit.path === '/race');
     const deadline = Date.now() + 15_000;
     while (race().length < ids.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    // A little longer: a second send of any attempt would arrive now.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // stop() waits for the round in progress and every send in flight: a second send of any
+    // attempt has arrived by the time it returns, and none can start after it.
     await Promise.all(instances.map((dispatcher) => dispatcher.stop()));
     const delivered = race().map((hit) => (JSON.parse(hit.body) as { data: { _id: string } }).data._id);
     expect([...delivered].sort()).toEqual([...ids].sort());
