@@ -98,7 +98,9 @@ interface Client {
 const product = (name: string) => ({ name, description: 'Quiet', address: 'Musterstraße 1', city: 'Berlin', zip_code: '10115', country: 'DE', total_items: 4 });
 
 
-describe('two instances behind nginx on one PostgreSQL and redis-server', () => {
+// One deployment for the whole file: later steps stop PostgreSQL and Redis (and restore them)
+// and the last kills an instance, so the steps keep their order under `--sequence.shuffle`.
+describe('two instances behind nginx on one PostgreSQL and redis-server', { shuffle: false }, () => {
   let dir: string;
   let cluster: Cluster;
   let redis: RedisServer;

@@ -112,7 +112,7 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     });
     expect(received.map((r) => r.key).sort()).toEqual([...committed].sort());
     expect(new Set(received.map((r) => r.id)).size).toBe(committed.length);
-    const deliveries = await h.database.db.selectFrom('webhook_deliveries').select(['status']).execute();
+    const deliveries = await h.database.db.selectFrom('webhook_deliveries').select(['status']).where('webhook_id', '=', String(created.json()._id)).execute();
     expect(deliveries).toHaveLength(committed.length);
     expect(deliveries.every((d) => d.status === 'succeeded')).toBe(true);
   }, 60_000);
