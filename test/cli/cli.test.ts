@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOperatorServices } from '../../cli/operator-services.js';
 import { getResource } from '../../src/registry/index.js';
 import { asSystem } from '../../src/security/principal.js';
 import { freshPostgresUrl } from '../support/databases.js';
@@ -25,9 +26,25 @@ describe('operator CLI on sqlite', () => {
     writeFileSync(file, key.publicPem);
     return file;
   };
-  let tenantId = '';
-  let clientId = '';
-  let firstKid = '';
+
+  /**
+   * What a test starts from, made in-process with the operator services the CLI itself runs
+   * (no CLI run, about a second each): a tenant and, with `client`, a client holding the
+   * first key. Every test makes its own, so each stands alone and in any order.
+   */
+  async function given(options: { client?: boolean } = {}): Promise<{ tenantId: string; clientId: string; kid: string }> {
+    const storage = await openStorageApp(env);
+    try {
+      const operator = buildOperatorServices(storage.config, storage.database);
+      const tenant = (await operator.createTenant({ name: 'Given', level: 'partner', parent: undefined, currency: undefined })) as Record<string, unknown>;
+      const tenantId = String(tenant._id);
+      if (!options.client) return { tenantId, clientId: '', kid: '' };
+      const client = (await operator.createClient({ name: 'Given client', tenant: tenantId, capabilities: 'products:list products:create', publicKeyFile: pem('first', first), kid: undefined, ipAllow: undefined })) as Record<string, unknown>;
+      return { tenantId, clientId: String(client.client_id), kid: String(client.kid) };
+    } finally {
+      await storage.close();
+    }
+  }
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'booking-cli-'));
@@ -41,17 +58,17 @@ describe('operator CLI on sqlite', () => {
     const node = onlyJson(run);
     expect(node).toMatchObject({ name: 'Acme', level: 'partner', parent_id: null, currency: 'CHF' });
     expect(node._id).toEqual(expect.any(String));
-    tenantId = String(node._id);
   }, slow);
 
   it('client create prints client_id and kid of a client that can get a token', async () => {
+    const { tenantId } = await given();
     const run = await runCli(['client', 'create', '--name', 'Booking engine', '--tenant', tenantId, '--capabilities', 'products:list products:create', '--public-key', pem('first', first)], env);
     expect(run.code, run.stderr).toBe(0);
     const client = onlyJson(run);
     expect(client).toMatchObject({ client_id: expect.any(String), kid: expect.any(String), tenant_id: tenantId, level: 'partner', capabilities: ['products:list', 'products:create'] });
     expect(JSON.stringify(client)).not.toContain('PUBLIC KEY');
-    clientId = String(client.client_id);
-    firstKid = String(client.kid);
+    const clientId = String(client.client_id);
+    const firstKid = String(client.kid);
 
     const storage = await openStorageApp(env);
     try {
@@ -66,6 +83,7 @@ describe('operator CLI on sqlite', () => {
   }, slow);
 
   it('client add-key rotates: the new kid is printed and both keys obtain tokens', async () => {
+    const { clientId, kid: firstKid } = await given({ client: true });
     const run = await runCli(['client', 'add-key', '--client', clientId, '--public-key', pem('second', second), '--kid', 'k2', '--overlap-days', '7'], env);
     expect(run.code, run.stderr).toBe(0);
     const result = onlyJson(run);
@@ -122,6 +140,7 @@ describe('operator CLI on sqlite', () => {
   }, slow);
 
   it('bad input prints a JSON error and exits non-zero', async () => {
+    const { clientId } = await given({ client: true });
     const [unknownTenant, badKey, unknownFlag] = await Promise.all([
       runCli(['client', 'create', '--name', 'x', '--tenant', '0190a8b2-0000-7000-8000-000000000000', '--capabilities', 'products:list', '--public-key', pem('third', clientKeyPair())], env),
       runCli(['client', 'add-key', '--client', clientId, '--public-key', join(dir, 'missing.pem')], env),

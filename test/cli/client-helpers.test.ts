@@ -10,7 +10,9 @@ import { onlyJson, runCli } from '../support/run-cli.js';
 
 const slow = 60_000;
 
-describe('cli keygen and cli token', () => {
+// A story: keygen writes the key pair the later steps register and sign with; each step is a
+// CLI run (a second or more), so they share it and keep their order under `--sequence.shuffle`.
+describe('cli keygen and cli token', { shuffle: false }, () => {
   let dir: string;
   let env: Record<string, string>;
   let service: ListeningService;

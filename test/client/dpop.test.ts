@@ -52,6 +52,8 @@ describe('client library: DPoP with server nonces (DPOP_NONCE=true)', () => {
   });
 
   it('answers the API\'s nonce challenge once the nonce is stale, without a new token', async () => {
+    // Something to list, made by a client of its own (not recorded): the test stands alone.
+    await createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, dpop: true, clock }).products.create(product);
     const recorder = recordingFetch();
     const client = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, dpop: true, clock, fetch: recorder.fetch });
     await client.products.list().toArray();

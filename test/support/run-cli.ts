@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from './repo-root.js';
 
 /** Root of the checkout: the CLI and the server run from here. */
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export { repoRoot };
 
 export interface CliRun {
   readonly code: number;

@@ -30,7 +30,9 @@ const pages = [
   ['security', 'Security', 'Security posture'],
 ] as const;
 
-describe('administration console in Chromium: first sign-in to a disabled API client', () => {
+// One browser session: the flow signs in and sets up what the refusal checks then use, so the
+// steps keep their order under `--sequence.shuffle`.
+describe('administration console in Chromium: first sign-in to a disabled API client', { shuffle: false }, () => {
   let h: Harness;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let tenant: string;

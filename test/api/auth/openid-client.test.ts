@@ -64,7 +64,8 @@ describe.each(dialects)('openid-client v6 against the service on %s', (dialect) 
     expect(tokens.scope).toBe('products:list');
     const res = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products`), 'GET');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ items: [], total: 0, page: 1, per_page: 25 });
+    // A list page (what is in it depends on the other cases here, which create products).
+    expect(await res.json()).toMatchObject({ items: expect.any(Array), total: expect.any(Number), page: 1, per_page: 25 });
   });
 
   it('issues tokens (signed by the system libcrypto) that jose verifies against the published JWKS over HTTP', async () => {

@@ -9,6 +9,9 @@ describe.each(dialects)('consents and legal holds on %s', (dialect) => {
   let h: Harness;
   let token = '';
   let userId = '';
+  // The service's clock: the test moves it past a hold's expiry instead of sleeping.
+  let offset = 0;
+  const now = () => Date.now() + offset;
 
   async function post(resource: string, body: unknown): Promise<Record<string, unknown>> {
     const res = await h.request({ method: 'POST', url: `/v1/${resource}`, token, body });
@@ -21,7 +24,7 @@ describe.each(dialects)('consents and legal holds on %s', (dialect) => {
   }
 
   beforeAll(async () => {
-    h = await createHarness(dialect);
+    h = await createHarness(dialect, { clock: { now } });
     token = await h.bearer(await h.tenant('T'), [...['users', 'bookings', 'products', 'legal-holds'].flatMap(crud), 'consents:list', 'consents:read', 'consents:create', 'users:write:email']);
     userId = String((await post('users', { email: 'c@example.com' }))._id);
   });
@@ -57,11 +60,11 @@ describe.each(dialects)('consents and legal holds on %s', (dialect) => {
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ code: 'legal_hold', holds: [onProduct._id] });
 
-    const onUser = await post('legal-holds', { resource: 'users', record_id: userId, reason: 'litigation', expires_at: new Date(Date.now() + 1500).toISOString() });
+    const onUser = await post('legal-holds', { resource: 'users', record_id: userId, reason: 'litigation', expires_at: new Date(now() + 1500).toISOString() });
     const viaUser = await remove('bookings', String(booking._id));
     expect(viaUser.statusCode).toBe(409);
     expect(viaUser.json().holds).toEqual([onUser._id]);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    offset += 1600;
     expect((await remove('bookings', String(booking._id))).statusCode).toBe(204);
 
     expect((await remove('legal-holds', String(onProduct._id))).statusCode).toBe(204);

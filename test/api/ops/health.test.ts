@@ -109,11 +109,11 @@ describe('readiness against a hanging database', () => {
     const app = Fastify({ logger: false });
     const database = { ping: () => new Promise<void>(() => undefined) } as unknown as Database;
     await app.register(healthRoutes(database, { shuttingDown: false }, { readyTimeoutMs: 50 }));
-    const started = Date.now();
+    // The ping never settles, so any answer at all comes from the time limit: no wall-clock
+    // budget to assert (a hang would fail on the test's own timeout).
     const res = await app.inject({ method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(503);
     expect(res.json().checks['database:connection']).toEqual([{ status: 'fail', output: 'database unreachable' }]);
-    expect(Date.now() - started).toBeLessThan(1000);
     await app.close();
   });
 });

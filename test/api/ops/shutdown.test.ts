@@ -25,7 +25,9 @@ function tokenForm(assertion: string): string {
   }).toString();
 }
 
-describe('the real server process', () => {
+// One server process: the log check reads it while it runs, the last step shuts it down, so
+// the steps keep their order under `--sequence.shuffle`.
+describe('the real server process', { shuffle: false }, () => {
   let dir: string;
   let server: ServerProcess;
 

@@ -21,20 +21,22 @@ describe.each(dialects)('list totals on %s', (dialect) => {
 
   const total = async () => (await h.request({ method: 'GET', url: '/v1/products?city=Berlin&per_page=2', token })).json().total as number;
 
+  // Totals relative to the start of each test: the other test changes the table too.
   it('reflects every write made through the API at once', async () => {
-    expect(await total()).toBe(5);
+    const start = await total();
     const created = await h.request({ method: 'POST', url: '/v1/products', token, body: product });
-    expect(await total()).toBe(6);
+    expect(await total()).toBe(start + 1);
     const id = created.json()._id as string;
     await h.request({ method: 'DELETE', url: `/v1/products/${id}`, token, headers: { 'if-match': String(created.headers.etag) } });
-    expect(await total()).toBe(5);
+    expect(await total()).toBe(start);
   });
 
   it('picks up changes made elsewhere (another instance) once the cached total expires', async () => {
-    expect(await total()).toBe(5);
-    await h.database.db.updateTable('products').set({ city: 'Paris' }).where('_id', 'in', h.database.db.selectFrom('products').select('_id').limit(1)).execute();
-    expect(await total()).toBe(5);
+    const start = await total();
+    expect(start).toBeGreaterThan(0);
+    await h.database.db.updateTable('products').set({ city: 'Paris' }).where('_id', 'in', h.database.db.selectFrom('products').select('_id').where('city', '=', 'Berlin').limit(1)).execute();
+    expect(await total()).toBe(start);
     time += 1001;
-    expect(await total()).toBe(4);
+    expect(await total()).toBe(start - 1);
   });
 });

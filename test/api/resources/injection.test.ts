@@ -122,11 +122,14 @@ describe.each(dialects)('injection through the list API on %s', (dialect) => {
     }
     expect((await request({ method: 'GET', url: `/v1/products/?${w({ name: 'x' })}` })).json().total).toBe(1);
     expect((await request({ method: 'GET', url: `/v1/products/?${w({ city: "Berlin' OR '1'='1" })}` })).json().total).toBe(0);
-    expect((await request({ method: 'GET', url: `/v1/products/?${w({ name: { $ne: "' OR 1=1 --" } })}&per_page=100` })).json().total).toBe(ids.size);
+    // Every product (the other cases here add their own), as no name is that text.
+    const everything = (await request({ method: 'GET', url: '/v1/products/?per_page=1' })).json().total as number;
+    expect(everything).toBeGreaterThanOrEqual(ids.size);
+    expect((await request({ method: 'GET', url: `/v1/products/?${w({ name: { $ne: "' OR 1=1 --" } })}&per_page=100` })).json().total).toBe(everything);
     // LIKE wildcards are not wildcards in equality.
     expect(itemIds((await request({ method: 'GET', url: '/v1/products/?name=%25' })).json())).toEqual([ids.get('%')]);
     const all = await request({ method: 'GET', url: '/v1/products/?per_page=100' });
-    expect(all.json().total).toBe(ids.size);
+    expect(all.json().total).toBe(everything);
   });
 
   it('reads an id with SQL in it as an unknown id', async () => {

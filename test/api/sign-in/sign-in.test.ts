@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { roleCapabilities } from '../../../src/registry/roles.js';
 import { asSystem } from '../../../src/security/principal.js';
+import type { RequestContext } from '../../../src/services/request-context.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import { eventually } from '../../support/poll.js';
 import { expectProblem } from '../../support/problem.js';
 import { clientKeyPair } from '../../support/keys.js';
 
@@ -25,6 +27,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
   let smtp: Receiver;
   let sms: Receiver;
   let tenant: string;
+  let context: RequestContext;
   const emails = { admin: 'Admin@Example.test', staff: 'staff@example.test' };
   // The service's clock runs ahead by a minute per sign-in, past the resend cooldown.
   let offset = 0;
@@ -34,7 +37,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
     h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url, SMS_WEBHOOK_URL: sms.url, OTP_DAILY_SMS_LIMIT: '3' } });
     tenant = await h.tenant('Sign-in');
-    const context = { principal: { ...asSystem(), scope: (await h.app.resources.read({ principal: asSystem(), clientIp: null, requestId: null }, getResource('tenants'), tenant)) && { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` } }, clientIp: null, requestId: null };
+    context = { principal: { ...asSystem(), scope: (await h.app.resources.read({ principal: asSystem(), clientIp: null, requestId: null }, getResource('tenants'), tenant)) && { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` } }, clientIp: null, requestId: null };
     await h.app.resources.create(context, getResource('users'), { email: emails.admin, phone: '+4915112345678', role: 'admin', locale: 'de' });
     await h.app.resources.create(context, getResource('users'), { email: emails.staff, role: 'staff' });
   });
@@ -47,6 +50,25 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
   const start = (destination: string, channel = 'email') => h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel, destination } });
   const verify = (challenge: string, code: string) => h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: challenge, code } });
 
+  /** One `otp_messages_total` counter (0 before its first count). */
+  async function otpMessages(channel: string, outcome: string): Promise<number> {
+    const metrics = await h.request({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '127.0.0.1' } });
+    return Number(new RegExp(`^otp_messages_total\\{channel="${channel}",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics.body)?.[1] ?? 0);
+  }
+
+  /**
+   * Waits out the e-mails already on their way, without a fixed sleep: a code for a user
+   * made for the purpose, queued after them, has arrived; returns how many others came.
+   */
+  let markers = 0;
+  async function othersArrivedSince(before: number): Promise<number> {
+    const email = `marker-${++markers}@example.test`;
+    await h.app.resources.create(context, getResource('users'), { email, role: 'staff' });
+    expect((await start(email)).statusCode).toBe(202);
+    await eventually(() => smtp.messages.slice(before).some((m) => m.to === email), Boolean, `the sign-in code for ${email}`);
+    return smtp.messages.slice(before).filter((m) => m.to !== email).length;
+  }
+
   /** A full e-mail sign-in; the answer of otp/verify. */
   async function signIn(email: string) {
     offset += 61_000;
@@ -58,6 +80,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
   }
 
   it('e-mails a 6-digit code (the only one in the message, in the user\'s language) that buys a user token once', async () => {
+    offset += 61_000;
     const before = smtp.messages.length;
     const started = await start(emails.staff);
     expect(started.statusCode).toBe(202);
@@ -85,15 +108,19 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
 
   it('answers an unknown destination exactly like a known one, and sends nothing', async () => {
     const before = smtp.messages.length;
+    const noUser = await otpMessages('email', 'no_user');
     const unknown = await start('nobody@example.test');
     expect(unknown.statusCode).toBe(202);
     expect(Object.keys(unknown.json()).sort()).toEqual(['challenge_id', 'expires_in']);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(smtp.messages.length).toBe(before);
+    // Decided before the answer: counted as "no user", so no message was queued ...
+    expect(await otpMessages('email', 'no_user')).toBe(noUser + 1);
+    // ... and none arrives.
+    expect(await othersArrivedSince(before)).toBe(0);
     expectProblem(await verify(unknown.json().challenge_id, '123456'), 400, 'invalid_grant');
   });
 
   it('refuses a new code for the same destination within 60 s, and kills a challenge after 5 wrong codes', async () => {
+    offset += 61_000;
     const before = smtp.messages.length;
     const started = await start('third@example.test');
     expect(started.statusCode).toBe(202);
@@ -118,7 +145,10 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     expect(sms.messages[0]?.body).toContain('Ihr Anmeldecode lautet');
     const capped = await start('+4915100000003', 'sms');
     expectProblem(capped, 429, 'daily_limit_reached');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Every start is counted before its answer: one message queued (the known phone), two
+    // unknown phones. Once that one has been delivered, no other SMS is on its way.
+    expect(await otpMessages('sms', 'no_user')).toBe(2);
+    await eventually(() => otpMessages('sms', 'sent'), (sent) => sent === 1, 'the one SMS to be delivered');
     expect(sms.messages).toHaveLength(1);
     const metrics = await h.request({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '127.0.0.1' } });
     expect(metrics.body).toMatch(/otp_messages_total\{channel="sms",outcome="refused_daily_limit"\} 1/);
@@ -180,10 +210,13 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
   });
 
   it('a disabled user\'s token stops working at once', async () => {
-    const answer = await signIn(emails.staff);
+    // A user of its own to disable: the other tests sign in as staff, in any order.
+    const email = 'to-disable@example.test';
+    await h.app.resources.create(context, getResource('users'), { email, role: 'staff' });
+    const answer = await signIn(email);
     const token = answer.json().access_token as string;
     expect((await h.request({ method: 'GET', url: '/v1/products', token })).statusCode).toBe(200);
-    const row = await h.database.db.selectFrom('users').select(['_id', 'etag']).where('email', '=', emails.staff).executeTakeFirstOrThrow();
+    const row = await h.database.db.selectFrom('users').select(['_id', 'etag']).where('email', '=', email).executeTakeFirstOrThrow();
     const tenantScope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
     await h.app.resources.update({ principal: { ...asSystem(), scope: tenantScope }, clientIp: null, requestId: null }, getResource('users'), String(row._id), String(row.etag), { status: 'disabled' });
     expectProblem(await h.request({ method: 'GET', url: '/v1/products', token }), 401, 'invalid_token');

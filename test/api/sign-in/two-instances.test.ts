@@ -16,6 +16,7 @@ import { asSystem } from '../../../src/security/principal.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { dialects, freshPostgresUrl } from '../../support/databases.js';
 import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import { eventually } from '../../support/poll.js';
 import type { Received } from '../../support/mail-and-sms.js';
 import { expectProblem } from '../../support/problem.js';
 
@@ -78,7 +79,26 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     });
   const start = (app: App, channel: 'email' | 'sms', destination: string) => request(app, '/v1/auth/otp/start', { tenant_id: tenant, channel, destination });
   const verify = (app: App, challenge: string, code: string) => request(app, '/v1/auth/otp/verify', { challenge_id: challenge, code });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+  /** Messages of `channel` both instances have finished handing over (sent or failed). */
+  const handedOver = async (channel: 'email' | 'sms'): Promise<number> => {
+    let total = 0;
+    for (const app of apps) {
+      const metrics = await app.server.inject({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '127.0.0.1' } });
+      for (const outcome of ['sent', 'failed']) total += Number(new RegExp(`^otp_messages_total\\{channel="${channel}",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics.body)?.[1] ?? 0);
+    }
+    return total;
+  };
+  /**
+   * Waits until the `queued` messages of `channel` queued since `before` (a {@link handedOver}
+   * count) have all been handed over: then nothing else is on its way, with no fixed pause.
+   */
+  const settle = (channel: 'email' | 'sms', before: number, queued: number) => eventually(() => handedOver(channel), (n) => n >= before + queued, `${queued} ${channel} messages to be handed over`);
+
+  /** Each test starts on a day of its own: no daily counts, every cooldown over. */
+  const freshDay = async () => {
+    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
+    offset += 61_000;
+  };
 
   /** An e-mail challenge for `email` started on `app`, and its code. */
   async function challenge(app: App, email: string, channel: 'email' | 'sms' = 'email', destination = email): Promise<{ id: string; code: string }> {
@@ -91,20 +111,25 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   }
 
   it('a daily cap of 3 stops the 4th e-mail with 429 daily_limit_reached, whichever instance is asked, and it never reaches the SMTP server', async () => {
+    await freshDay();
+    const before = smtp.messages.length;
     const answers = [];
+    const handed = await handedOver('email');
     for (const [i, app] of [apps[0], apps[1], apps[0]].entries()) answers.push(await start(app, 'email', `user${i + 1}@two.test`));
     expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202]);
     const fourth = await start(apps[1], 'email', 'user4@two.test');
     expectProblem(fourth, 429, 'daily_limit_reached');
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
     expectProblem(await start(apps[0], 'email', 'user5@two.test'), 429, 'daily_limit_reached');
-    await waitFor(smtp.messages, 3);
-    await settle();
-    expect(smtp.messages.map((m) => m.to).sort()).toEqual(['user1@two.test', 'user2@two.test', 'user3@two.test']);
+    await settle('email', handed, 3);
+    expect(smtp.messages.slice(before).map((m) => m.to).sort()).toEqual(['user1@two.test', 'user2@two.test', 'user3@two.test']);
   });
 
   it('10 SMS to 10 users asked for at once over both instances: 3 accepted, 7 refused, exactly those 3 at the HTTP receiver', async () => {
+    await freshDay();
+    const before = sms.messages.length;
     const phones = Array.from({ length: 10 }, (_, i) => phoneOf(i + 1));
+    const handed = await handedOver('sms');
     const answers = await Promise.all(phones.map((phone, i) => start(apps[i % 2] as App, 'sms', phone)));
     const statuses = answers.map((a) => a.statusCode);
     expect(statuses.filter((s) => s === 202)).toHaveLength(3);
@@ -112,15 +137,13 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     for (const refused of answers.filter((a) => a.statusCode === 429)) expect(refused.json().code).toBe('daily_limit_reached');
     const counted = await (databases[1] as Database).db.selectFrom('otp_daily_counts').select('sent').where('channel', '=', 'sms').executeTakeFirstOrThrow();
     expect(Number(counted.sent)).toBe(3);
-    await waitFor(sms.messages, 3);
-    await settle();
+    await settle('sms', handed, 3);
     const accepted = phones.filter((_, i) => answers[i]?.statusCode === 202);
-    expect(sms.messages.map((m) => m.to).sort()).toEqual(accepted.sort());
+    expect(sms.messages.slice(before).map((m) => m.to).sort()).toEqual(accepted.sort());
   });
 
   it('50 parallel wrong guesses over both instances: 5 counted, then the challenge is dead — also for the right code', async () => {
-    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
-    offset += 61_000;
+    await freshDay();
     const { id, code } = await challenge(apps[0], 'user1@two.test');
     const wrong = code === '000000' ? '111111' : '000000';
     const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => verify(apps[i % 2] as App, id, wrong)));
@@ -141,8 +164,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   });
 
   it('the same TOTP code sent to both instances at once is accepted once (step-up and sign-in)', async () => {
-    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
-    offset += 61_000;
+    await freshDay();
     const first = await challenge(apps[1], 'user2@two.test');
     const token = (await verify(apps[1], first.id, first.code)).json().access_token as string;
     const enrolled = await request(apps[0], '/v1/auth/totp/enroll', undefined, token);
@@ -172,17 +194,16 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   });
 
   it('8 requests for a code to one address at once over both instances: one is sent, seven wait out the 60 s cooldown', async () => {
-    await (databases[0] as Database).db.deleteFrom('otp_daily_counts').execute();
-    offset += 61_000;
+    await freshDay();
     const before = smtp.messages.length;
+    const handed = await handedOver('email');
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => start(apps[i % 2] as App, 'email', 'user6@two.test')));
     expect(answers.map((a) => a.statusCode).sort()).toEqual([202, 429, 429, 429, 429, 429, 429, 429]);
     for (const refused of answers.filter((a) => a.statusCode === 429)) {
       expectProblem(refused, 429, 'rate_limited');
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     }
-    await waitFor(smtp.messages, before + 1);
-    await settle();
+    await settle('email', handed, 1);
     expect(smtp.messages.slice(before).map((m) => m.to)).toEqual(['user6@two.test']);
     // A minute later the address may have a new code.
     offset += 61_000;

@@ -127,17 +127,15 @@ describe('size and nesting bombs', () => {
       ? `${'{"$and":['.repeat(depth)}{"city":"a"}${']}'.repeat(depth)}`
       : `${'{"$not":'.repeat(depth)}{"city":"a"}${'}'.repeat(depth)}`;
 
-  it.each(['$and', '$not'] as const)('1000-deep %s answers 400 fast', (operator) => {
-    const started = performance.now();
+  // What keeps these cheap is where they stop (before parsing, or at depth 9 of 500), which
+  // is asserted; how fast that is on a given machine is a benchmark's business, not a test's.
+  it.each(['$and', '$not'] as const)('1000-deep %s answers 400', (operator) => {
     expectQueryError(raw(nest(operator, 1000)), 'where');
-    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it.each(['$and', '$not'] as const)('500-deep %s (under the length limit) stops at depth 9', (operator) => {
     const step = operator === '$and' ? '.$and[0]' : '.$not';
-    const started = performance.now();
     expectQueryError(raw(nest(operator, 500)), `where${step.repeat(8)}.${operator}`, /deeper than 8/);
-    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('a million-deep document is refused before parsing', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { beginBuild, buildIsCurrent, ensurePlan, finishBuild, inputDirs, missingBuildTools, outputs, staleReason } from '../../../scripts/build-stamp.mjs';
-import { repoRoot } from '../../support/run-cli.js';
+import { repoRoot } from '../../support/repo-root.js';
 
 let root: string;
 
