@@ -27,8 +27,8 @@ export interface BenchOptions {
   /** Concurrent connections of `book-contended`, all booking one product. */
   readonly contenders: number;
   /**
-   * SQLite only: `ANALYZE` after seeding the booking catalogue. Off by default, because the
-   * service never gathers statistics, so a production SQLite file has none (BENCHMARKS.md).
+   * SQLite only: `ANALYZE` after seeding the booking catalogue. Off by default: the service
+   * gathers its own statistics (`PRAGMA optimize` after migrations and each retention run).
    */
   readonly analyze: boolean;
 }
@@ -48,7 +48,7 @@ export const usage = `Usage: npm run bench -- [options]
                         scenario's median round, the targets the median ratio and every round's ratio
   --contenders <n>      concurrent connections booking one product in book-contended (default 100)
   --analyze             SQLite: gather planner statistics (ANALYZE) after seeding the booking catalogue;
-                        off by default, as the service never does (PostgreSQL is always analysed)`;
+                        off by default: the service runs PRAGMA optimize itself (PostgreSQL is always analysed)`;
 
 function positive(name: string, value: string | undefined, integer: boolean): number {
   const number = Number(value);
