@@ -43,13 +43,6 @@ function localMidnight(zone: string, wallDay: number, guess: number): number {
   return instant;
 }
 
-/** The start of the local day in `zone` that contains `instant` (23 or 25 hours across DST). */
-export function startOfDay(zone: string, instant: number): number {
-  const wall = wallClock(zone, instant);
-  const into = mod(wall, dayMs);
-  return localMidnight(zone, wall - into, instant - into);
-}
-
 /** The start of the local clock hour in `zone` that contains `instant`. */
 export function startOfHour(zone: string, instant: number): number {
   return instant - mod(wallClock(zone, instant), hourMs);

@@ -8,8 +8,8 @@ const statusText: Record<Booking['status'], string> = { active: 'Active', cancel
 
 /**
  * The product's bookings that have not ended yet, earliest first, with their status; an
- * active one can be cancelled (PATCH with If-Match: the same API and audit trail as any
- * client). `onChanged` tells the page that occupancy changed.
+ * active one can be cancelled (PATCH with If-Match: the same API and audit trail every
+ * client gets). `onChanged` tells the page that occupancy changed.
  */
 export function ProductBookings(props: { product: Product; onChanged: () => void }) {
   const [page, setPage] = useState<ListPage<Booking>>({ items: [], total: 0 });
