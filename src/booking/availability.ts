@@ -1,9 +1,11 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
+import type { Row } from '../services/record-codec.js';
 import { getResource } from '../registry/index.js';
 import { closedStatuses } from './booking-hooks.js';
 import { parseRange, resolveBound } from './availability-range.js';
+import { lookbackOf, withLongestBooking } from './booking-spans.js';
 import { holdingsOf } from './holdings.js';
 import { occupancy, slotPeaks } from './occupancy.js';
 import type { Granularity } from './time-slots.js';
@@ -47,7 +49,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
  * A product's availability per local day or hour: for each slot the most units its
  * bookings hold at any instant (`booked`) and what is left. The product is read in the
  * caller's scope (404 outside it); the holdings of every tenant count, as they do when
- * booking. One query for the product, one for its holdings.
+ * booking. One query for the product (with its recorded span), one for its holdings.
  *
  * `query` is checked against its schema (`productAvailabilityQuery`) by the action executor.
  *
@@ -56,7 +58,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
 export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString): Promise<ProductAvailability> {
   const granularity: Granularity = query.granularity === 'hour' ? 'hour' : 'day';
   const range = parseRange(query);
-  const row = await queries.find(products, id);
+  const row = (await withLongestBooking(queries.scoped(products)).where('products._id', '=', id).executeTakeFirst()) as Row | undefined;
   if (!row) throw notFound(products.name);
   const zone = zoneOf(row);
   const from = resolveBound(zone, range.from);
@@ -68,7 +70,7 @@ export async function productAvailability(queries: ScopedQueries, id: string, qu
   const bounds = [...slots.map((slot) => slot.start), slots[slots.length - 1]?.end ?? to];
   const first = bounds[0] ?? from;
   const last = bounds[bounds.length - 1] ?? to;
-  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last)), bounds);
+  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last, new Map([[id, lookbackOf(row)]]))), bounds);
   const offered = offeredUnits(row);
   return {
     product_id: id,
