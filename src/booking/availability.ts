@@ -72,16 +72,18 @@ export async function productAvailability(queries: ScopedQueries, id: string, qu
   const last = bounds[bounds.length - 1] ?? to;
   const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last, new Map([[id, lookbackOf(row)]]))), bounds);
   const offered = offeredUnits(row);
+  // A slot ends where the next begins: each boundary is formatted once.
+  const iso = bounds.map((ms) => new Date(ms).toISOString());
   return {
     product_id: id,
     total_items: Number(row.total_items),
     time_zone: zone,
-    from: new Date(first).toISOString(),
-    to: new Date(last).toISOString(),
+    from: iso[0] ?? new Date(first).toISOString(),
+    to: iso[iso.length - 1] ?? new Date(last).toISOString(),
     granularity,
-    slots: slots.map((slot, k) => {
+    slots: slots.map((_, k) => {
       const booked = peaks[k] ?? 0;
-      return { start: new Date(slot.start).toISOString(), end: new Date(slot.end).toISOString(), booked, available: Math.max(0, offered - booked) };
+      return { start: iso[k] ?? '', end: iso[k + 1] ?? '', booked, available: Math.max(0, offered - booked) };
     }),
   };
 }
