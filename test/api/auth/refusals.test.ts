@@ -320,6 +320,7 @@ const cases: readonly Case[] = [
   tokenCase('a token request with a repeated field', oauth(400, 'invalid_request'), async (c, w) => tokenRequest(`${new URLSearchParams(await w.form(c)).toString()}&grant_type=client_credentials`)),
   tokenCase('a token request with an Authorization header', oauth(400, 'invalid_request'), async (c, w) => tokenRequest(await w.form(c), { authorization: 'Basic dXNlcjpwYXNz' })),
   tokenCase('an unsupported grant type', oauth(400, 'unsupported_grant_type'), async (c, w) => tokenRequest({ ...(await w.form(c)), grant_type: 'password' })),
+  tokenCase('an unsupported client_assertion_type', oauth(401, 'invalid_client'), async (c, w) => tokenRequest({ ...(await w.form(c)), client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' })),
   tokenCase('an unknown client', oauth(401, 'invalid_client'), async (c, w) => tokenRequest({ ...(await w.form(c)), client_id: 'no-such-client' })),
   tokenCase('an assertion signed by another key', oauth(401, 'invalid_client'), async (c, w) => tokenRequest(await w.form(c, { assertion: await signAssertion(clientKeyPair(), c.clientId, w.h.config.tokenEndpoint, { kid: c.kid }) }))),
   tokenCase('an expired assertion', oauth(401, 'invalid_client'), async (c, w) => tokenRequest(await w.form(c, { assertion: await signAssertion(c.key, c.clientId, w.h.config.tokenEndpoint, { kid: c.kid, now: epoch() - 600 }) }))),
