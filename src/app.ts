@@ -37,7 +37,8 @@ import { AccessTokenVerifier } from './security/access-token.js';
 import { Authenticator } from './security/authenticate.js';
 import { ClientDirectory } from './security/client-directory.js';
 import { DatabaseReplayStore } from './security/db-replay-store.js';
-import { DpopNonces } from './security/dpop.js';
+import { DpopVerifier } from './security/dpop.js';
+import { DpopNonces } from './security/dpop-nonces.js';
 import { installRouteGuard, installSecurity } from './security/pipeline.js';
 import { SecurityEvents } from './services/security-events.js';
 import type { ReplayStore } from './security/replay-store.js';
@@ -138,6 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     observer: { signatureChecked: (valid) => metrics.accessTokenSignatureChecked(valid), refusalCached: () => metrics.accessTokenRefusalCached() },
   });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
+  const dpop = new DpopVerifier({ replay, origin: config.publicUrl, tokenEndpoint: config.tokenEndpoint, clockSkewSeconds: config.clockSkewSeconds, ...(nonces ? { nonces } : {}) });
   const services = buildServices(config, deps.database, clock, new CountCache(config.listCountCacheMs, () => clock.now()));
   // Committed changes of this instance and (PostgreSQL) of every other one.
   const forget = { client: clients, tenant: tenants, user: users } as const;
@@ -160,7 +162,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   const tokens = new TokenService({
     events,
     database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
-    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}),
+    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, dpop,
   });
   // No offline queue and a command timeout: while Redis is away a counter update fails at
   // once and the limiter lets the request through (docs/operations.md, "Several instances")
@@ -185,7 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     deps.onRateLimited?.(group);
   };
   const gate = unauthenticatedLimit(config, { ...(redis ? { redis } : {}), onRefused, onStoreError: (error) => server.log.warn({ err: error }, 'pre-authentication limit unavailable') });
-  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}), ...(gate ? { gate } : {}) });
+  const authenticator = new Authenticator({ verifier, dpop, clock, ...(gate ? { gate } : {}) });
 
   installRouteGuard(server);
   const methods = new MethodRouter();
