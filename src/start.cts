@@ -16,7 +16,11 @@ function threadPoolSize(configured: string | undefined, cores: number): string {
 
 if (require.main === module) {
   process.env.UV_THREADPOOL_SIZE = threadPoolSize(process.env.UV_THREADPOOL_SIZE, os.availableParallelism());
-  void import('./main.js');
+  // main.ts reports its own start-up failures; this catches a module that cannot even load.
+  import('./main.js').catch((error: unknown) => {
+    console.error('startup failed:', error);
+    process.exitCode = 1;
+  });
 }
 
 export = { threadPoolSize };

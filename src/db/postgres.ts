@@ -300,11 +300,11 @@ function listenForChanges(connectionString: string, changes: ChangeFeed): { stop
     if (stopped || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      void connect();
+      void connect(); // connect() turns its own failures into the next retry
     }, 1000);
     retry.unref();
   };
-  void connect();
+  void connect(); // in the background: until it succeeds, caches rely on their TTL
   return {
     async stop() {
       stopped = true;
