@@ -4,7 +4,7 @@ import { loadConfig } from './config/config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import { acquireDataDirLock } from './db/data-dir-lock.js';
-import { chooseEs512Signer } from './security/es512-signer.js';
+import { chooseEs512Signer } from './security/libcrypto-es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
 import { packageInfo } from './observability/package-info.js';
 import { startTracing } from './observability/tracing.js';
