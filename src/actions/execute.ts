@@ -21,5 +21,6 @@ function checkCall(action: ActionDef, input: ActionInput): void {
  */
 export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices): Promise<ActionResult> {
   checkCall(action, input);
-  return action.run(input, services);
+  // Awaited, not returned: resolving an async function with a promise takes extra microtask turns.
+  return await action.run(input, services);
 }
