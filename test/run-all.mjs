@@ -1,17 +1,19 @@
 // `npm test`: lint and the type check run beside vitest's lanes rather than before them.
 // Each is one single-threaded process, and the lanes leave cores idle while they wait for
 // the processes they start (npm, servers, Chromium, PostgreSQL), so the checks mostly fit
-// into that idle time instead of adding their own. Their output is printed after vitest's;
+// into that idle time instead of adding their own; they run at a lower priority, so the
+// tests get the CPU when both want it. Their output is printed after vitest's;
 // any failing step fails the run. Arguments go to vitest (`npm test -- --sequence.shuffle`).
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
- * Runs one step. A quiet step's output is kept for the end; vitest's goes straight to the
- * terminal so its progress stays readable.
+ * Runs one step. A quiet step (a static check) runs at a lower priority and its output is
+ * kept for the end; vitest's goes straight to the terminal so its progress stays readable.
  * @param {string} name
  * @param {string} command
  * @param {string[]} args
@@ -23,6 +25,8 @@ function step(name, command, args, quiet) {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(command, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    // Set before npm starts the checker, which inherits it.
+    if (quiet && child.pid !== undefined) setPriority(child.pid, 10);
     /** @param {Buffer} chunk */
     const keep = (chunk) => (output += chunk.toString('utf8'));
     child.stdout?.on('data', keep);
