@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const { signer, fallbackReason } = await chooseEs512Signer(config.es512Signer);
   const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000), signer);
   const info = packageInfo();
-  const tracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: info.name, serviceVersion: info.version });
+  const tracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: info.name, serviceVersion: info.version, env: process.env });
   const app = await buildApp(config, { database, keys, ...(tracing ? { tracing } : {}) });
   const log = app.server.log;
   if (tracing) log.info({ endpoint: config.otelExporterOtlpEndpoint }, 'traces exported over OTLP/HTTP');
