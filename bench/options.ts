@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-bearer-traced', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
+export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-bearer-warn', 'get-bearer-traced', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
 export type ReferenceScenario = (typeof referenceScenarios)[number];
