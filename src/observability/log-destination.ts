@@ -1,11 +1,9 @@
 import pino from 'pino';
+import type { DestinationStream } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 
-/** Where the service's log lines go: stdout, written asynchronously in batches. */
-export type LogDestination = ReturnType<typeof pino.destination>;
-
-/** Lines are gathered until this many bytes, then written in one `write(2)` off the main thread. */
-const batchBytes = 4096;
+/** Lines are gathered until about this many characters, then handed on in one write. */
+const batchChars = 16_384;
 /** The longest a line waits for its batch when traffic is low. */
 const flushIntervalMs = 250;
 /** Beyond this many unwritten bytes (a stalled reader of stdout) new lines are dropped rather than held. */
@@ -13,21 +11,70 @@ const maxPendingBytes = 16 * 1024 * 1024;
 /** The longest an exit waits for the last lines. */
 const exitWaitMs = 2000;
 
+type SonicBoom = ReturnType<typeof pino.destination>;
+
 /**
- * pino's asynchronous destination on file descriptor `fd` (stdout): a request's line is
- * appended to a buffer instead of costing a synchronous `write(2)`. Lines still buffered
- * when the process exits are written by pino's own exit hook; {@link exitAfterLogs} also
- * waits for a write already handed to the thread pool.
+ * Where the service's log lines go: pino's asynchronous destination (sonic-boom, every
+ * `write(2)` on libuv's thread pool), fed in batches. The batching is done here because
+ * sonic-boom measures the byte length of everything it holds on each write, so holding
+ * lines there costs each line in proportion to the buffer. Lines still held when the
+ * process exits are written synchronously by an exit hook (pino registers one for
+ * sonic-boom, this class one for its batch); {@link exitAfterLogs} waits for writes
+ * already handed to the thread pool, which an exit hook cannot.
  */
+export class LogDestination implements DestinationStream {
+  #batch = '';
+  #timer: NodeJS.Timeout | undefined;
+  readonly #target: SonicBoom;
+
+  constructor(fd = 1) {
+    // minLength 1 writes as soon as anything is held (as 0 would) but makes flush() wait for writes in flight.
+    this.#target = pino.destination({ dest: fd, sync: false, minLength: 1, maxLength: maxPendingBytes });
+    process.on('exit', () => this.flushSync());
+  }
+
+  write(line: string): void {
+    this.#batch += line;
+    if (this.#batch.length >= batchChars) this.#handOn();
+    else this.#timer ??= setTimeout(() => this.#handOn(), flushIntervalMs).unref();
+  }
+
+  /** Calls `done` once every line written so far has reached the file descriptor. */
+  flush(done: () => void): void {
+    this.#handOn();
+    // The callback's error is fsync's, which pipes and terminals refuse: the lines are written either way.
+    this.#target.flush(() => done());
+  }
+
+  /** Writes what is held synchronously (pino calls it after a `fatal` line). */
+  flushSync(): void {
+    this.#handOn();
+    try {
+      this.#target.flushSync();
+    } catch {
+      // Nothing held, or the descriptor is gone: nothing more can be written.
+    }
+  }
+
+  #handOn(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#batch === '') return;
+    const batch = this.#batch;
+    this.#batch = '';
+    this.#target.write(batch);
+  }
+}
+
+/** The service's log destination on `fd` (stdout). */
 export function logDestination(fd = 1): LogDestination {
-  return pino.destination({ dest: fd, sync: false, minLength: batchBytes, maxLength: maxPendingBytes, periodicFlush: flushIntervalMs });
+  return new LogDestination(fd);
 }
 
 /** Resolves once every line written so far has reached the file descriptor, or after `waitMs` on a stalled one. */
 export function flushLogs(destination: LogDestination, waitMs = exitWaitMs): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, waitMs);
-    // The callback's error is fsync's, which pipes and terminals refuse: the lines are written either way.
     destination.flush(() => {
       clearTimeout(timer);
       resolve();
