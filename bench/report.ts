@@ -27,7 +27,7 @@ export interface RunReport {
   readonly database: BenchOptions['database'];
   readonly service: string;
   readonly loadGenerator: string;
-  readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl'> & { readonly scenarios: readonly string[] };
+  readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl' | 'serviceDir'> & { readonly scenarios: readonly string[] };
   readonly machine: MachineInfo;
   readonly crypto: CryptoLimitReport | null;
   /** Each scenario's median round (by req/s); the only round without `--repeat`. */

@@ -100,7 +100,7 @@ async function main(options: BenchOptions): Promise<number> {
     // one), nor a LOG_LEVEL: the service runs at its default level (info), as shipped.
     const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url, OTEL_EXPORTER_OTLP_ENDPOINT: undefined, LOG_LEVEL: undefined };
     const config = loadConfig(serviceEnv);
-    const entry = serviceEntry(options.profileDir);
+    const entry = serviceEntry(options.profileDir, options.serviceDir ?? undefined);
     console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
 
     const fixtures = await withStorage(config, (database) => createFixtures(config, database, { connections: options.connections, workDir }));
