@@ -8,15 +8,15 @@ import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
 import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
 import type { QueryString } from '../src/query/list-query.js';
-import { asSystem } from '../src/security/principal.js';
-import type { TenantScope } from '../src/security/principal.js';
+import { asSystem } from '../src/core/principal.js';
+import type { TenantScope } from '../src/core/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
 import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
-import { systemClock } from '../src/services/clock.js';
+import { systemClock } from '../src/core/clock.js';
 import { buildServices } from '../src/services/services.js';
 import { openSigningKeys } from '../src/signing-key-source.js';
-import type { RequestContext } from '../src/services/request-context.js';
+import type { RequestContext } from '../src/core/request-context.js';
 
 type Maybe = string | undefined;
 

@@ -9,7 +9,7 @@ import { connectionDrain } from './http/connection-drain.js';
 import { boundHeapGrowth } from './heap-growth.js';
 import { packageInfo } from './observability/package-info.js';
 import { startTracing } from './observability/tracing.js';
-import { systemClock } from './services/clock.js';
+import { systemClock } from './core/clock.js';
 import { retentionSettingsFromConfig, startRetentionJob } from './services/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
 

@@ -9,7 +9,7 @@ import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { UnknownMembers } from './input-errors.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import type { IncomingWebhooks } from '../webhooks/incoming.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';

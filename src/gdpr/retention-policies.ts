@@ -11,12 +11,12 @@ import { erasureAction, erasureChanges, hasPersonalFields, redactedValue } from 
 import { notFound } from '../http/errors.js';
 import { childRelations, findResource, getResource, resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import { asSystem } from '../security/principal.js';
-import type { Level, Principal } from '../security/principal.js';
-import type { Clock } from '../services/clock.js';
-import { rowToRecord } from '../services/record-codec.js';
-import type { Row } from '../services/record-codec.js';
-import type { RequestContext } from '../services/request-context.js';
+import { asSystem } from '../core/principal.js';
+import type { Level, Principal } from '../core/principal.js';
+import type { Clock } from '../core/clock.js';
+import { rowToRecord } from '../data/record-codec.js';
+import type { Row } from '../data/record-codec.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { activeAt } from './legal-holds.js';
 

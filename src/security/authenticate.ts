@@ -7,8 +7,8 @@ import type { DpopNonces } from './dpop.js';
 import { ApiError } from '../http/errors.js';
 import { TokenError } from './oauth-error.js';
 import type { ReplayStore } from './replay-store.js';
-import { epochSeconds } from '../services/clock.js';
-import type { Clock } from '../services/clock.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /**
  * The pre-authentication limit as the authenticator sees it (implemented by

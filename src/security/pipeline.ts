@@ -6,7 +6,7 @@ import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';
 import type { ClientDirectory, ClientState } from './client-directory.js';
-import type { Principal, TenantScope } from './principal.js';
+import type { Principal, TenantScope } from '../core/principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
 import type { UserDirectory } from './user-directory.js';

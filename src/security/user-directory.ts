@@ -5,7 +5,7 @@ import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
 import { getResource } from '../registry/index.js';
 import { isRole } from '../registry/roles.js';
 import type { Role } from '../registry/roles.js';
-import { asSystem } from './principal.js';
+import { asSystem } from '../core/principal.js';
 
 /** What the security pipeline needs to know about an end user behind a token. */
 export interface UserState {

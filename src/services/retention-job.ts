@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import { IdempotencyKeys } from '../http/idempotency.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import { JobLeases } from './job-lease.js';
 import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
 import { purgeExpiredAudit } from './audit-retention.js';

@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../db/dialect.js';
 import type { ActionServices } from '../actions/index.js';
 import { ApiClientAdmin } from './api-client-admin.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import type { CountCache } from './count-cache.js';
 import { apiClientHooks } from './hooks/api-clients.js';
 import { resourceHooks } from './hooks/index.js';

@@ -11,8 +11,8 @@ import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
 import type { SecurityEvents } from './security-events.js';
-import { epochSeconds } from './clock.js';
-import type { Clock } from './clock.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 export const jwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 

@@ -5,8 +5,8 @@ import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { UserState } from '../security/user-directory.js';
 import { roleCapabilities } from '../registry/roles.js';
 import { ApiError } from '../http/errors.js';
-import { epochSeconds } from '../services/clock.js';
-import type { Clock } from '../services/clock.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** The token answer of a completed sign-in (same shape as the token endpoint's). */
 export interface UserTokenResponse {

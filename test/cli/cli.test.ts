@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOperatorServices } from '../../cli/operator-services.js';
 import { getResource } from '../../src/registry/index.js';
-import { asSystem } from '../../src/security/principal.js';
+import { asSystem } from '../../src/core/principal.js';
 import { freshPostgresUrl } from '../support/databases.js';
 import { clientKeyPair } from '../support/keys.js';
 import type { TestKeyPair } from '../support/keys.js';

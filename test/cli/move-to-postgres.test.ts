@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
 import { capabilities } from '../../src/derive/capabilities.js';
 import { getResource, resources } from '../../src/registry/index.js';
-import { asSystem } from '../../src/security/principal.js';
+import { asSystem } from '../../src/core/principal.js';
 import { TenantDirectory } from '../../src/security/tenant-directory.js';
 import { freshPostgresUrl } from '../support/databases.js';
 import { clientKeyPair } from '../support/keys.js';

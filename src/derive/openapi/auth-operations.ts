@@ -1,7 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { OAuthErrorCode } from '../../security/oauth-error.js';
 import { jwtBearerAssertionType } from '../../services/token-service.js';
-import { tokenPath } from '../../http/api-paths.js';
+import { tokenPath } from '../../core/api-paths.js';
 import { addClientKeySchema, clientKeySchemas } from './client-key-schemas.js';
 import { operationKey, ref } from './types.js';
 import type { Operation, Schema } from './types.js';

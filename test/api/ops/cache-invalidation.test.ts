@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openPostgres } from '../../../src/db/postgres.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
-import type { Clock } from '../../../src/services/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { freshPostgresUrl } from '../../support/databases.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
 
