@@ -39,7 +39,7 @@ import { ClientDirectory } from './security/client-directory.js';
 import { DatabaseReplayStore } from './security/db-replay-store.js';
 import { DpopNonces } from './security/dpop.js';
 import { installRouteGuard, installSecurity } from './security/pipeline.js';
-import { SecurityEvents } from './services/security-events.js';
+import { SecurityEvents } from './security/security-events.js';
 import type { ReplayStore } from './security/replay-store.js';
 import './security/route-config.js';
 import type { SigningKeyStore } from './security/signing-keys.js';

@@ -10,7 +10,7 @@ import { boundHeapGrowth } from './heap-growth.js';
 import { packageInfo } from './observability/package-info.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
-import { retentionSettingsFromConfig, startRetentionJob } from './services/retention-job.js';
+import { retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
 
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */

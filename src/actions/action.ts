@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { notNow } from '../db/direct-read.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
-import type { RateLimitGroup } from '../edge/rate-limit-group.js';
+import type { RateLimitGroup } from './rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';

@@ -10,7 +10,7 @@ import { rowToRecord } from '../data/record-codec.js';
 import type { Row } from '../data/record-codec.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
-import { activeHolds, heldConflict } from './legal-holds.js';
+import { activeHolds, heldConflict } from '../services/legal-holds.js';
 
 const users = getResource('users');
 

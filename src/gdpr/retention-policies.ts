@@ -18,7 +18,7 @@ import { rowToRecord } from '../data/record-codec.js';
 import type { Row } from '../data/record-codec.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
-import { activeAt } from './legal-holds.js';
+import { activeAt } from '../services/legal-holds.js';
 
 const policies = getResource('retention-policies');
 const auditLogs = getResource('audit-logs');

@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import { userEvent } from '../services/security-events.js';
-import type { SecurityEvents } from '../services/security-events.js';
+import { userEvent } from './security-events.js';
+import type { SecurityEvents } from './security-events.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';

@@ -1,4 +1,4 @@
-import type { RateLimitGroup } from '../edge/rate-limit-group.js';
+import type { RateLimitGroup } from '../actions/rate-limit-group.js';
 import type { Principal } from '../core/principal.js';
 
 declare module 'fastify' {

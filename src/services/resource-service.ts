@@ -9,7 +9,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { hideFields, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../core/principal.js';
 import type { Principal } from '../core/principal.js';
-import { assertNotHeld } from '../gdpr/legal-holds.js';
+import { assertNotHeld } from './legal-holds.js';
 import { blockingChildren } from './cascade-check.js';
 import type { Clock } from '../core/clock.js';
 import { rowToRecord } from '../data/record-codec.js';

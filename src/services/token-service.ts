@@ -10,7 +10,7 @@ import { OAuthError, TokenError } from '../security/oauth-error.js';
 import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
-import type { SecurityEvents } from './security-events.js';
+import type { SecurityEvents } from '../security/security-events.js';
 import { epochSeconds } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 

@@ -3,7 +3,7 @@ import type { ResourceHooks } from '../resource-hooks.js';
 import { bookingHooks, productHooks } from '../../booking/booking-hooks.js';
 import { auditValueHooks } from './audit-values.js';
 import { legalHoldHooks } from './legal-holds.js';
-import { retentionPolicyHooks } from './retention-policies.js';
+import { retentionPolicyHooks } from '../../gdpr/retention-policy-hooks.js';
 import { tenantCurrencyHooks } from './tenant-currency.js';
 import { tenantHooks } from './tenants.js';
 
