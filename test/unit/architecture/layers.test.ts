@@ -69,7 +69,6 @@ const knownViolations: readonly string[] = [
   'src/derive/openapi/auth-operations.ts -> src/security/oauth-error.ts',
   'src/derive/openapi/auth-operations.ts -> src/services/token-service.ts',
   'src/derive/openapi/security-schemes.ts -> src/security/challenge.ts',
-  'src/registry/define-resource.ts -> src/derive/erasure.ts',
   'src/registry/roles.ts -> src/derive/capabilities.ts',
   'src/services/hooks/index.ts -> src/booking/booking-hooks.ts',
   'src/services/hooks/index.ts -> src/gdpr/retention-policy-hooks.ts',
