@@ -1,4 +1,4 @@
-import { capabilities, subOperationsOf } from '../src/derive/capabilities.js';
+import { capabilities, subOperationsOf } from '../src/actions/capabilities.js';
 import { erasureAction } from '../src/registry/erasure-rule.js';
 import { childRelations, resources } from '../src/registry/index.js';
 import type { FieldDef, ResourceDef } from '../src/registry/types.js';

@@ -1,5 +1,5 @@
 import { isRangeBound } from '../booking/availability-range.js';
-import { isCapability } from '../derive/capabilities.js';
+import { isCapability } from './capabilities.js';
 import { isTimeZone } from '../lib/time-zone.js';
 import { isValidCidr } from '../lib/ip-allowlist.js';
 import { normaliseTimestamp } from '../core/timestamps.js';

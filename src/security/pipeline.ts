@@ -10,7 +10,7 @@ import type { Principal, TenantScope } from '../core/principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
 import type { UserDirectory } from './user-directory.js';
-import { roleCapabilities, roleReach } from '../registry/roles.js';
+import { roleCapabilities, roleReach } from '../actions/roles.js';
 
 export interface SecurityDeps {
   readonly authenticator: Authenticator;

@@ -1,5 +1,5 @@
 import type { Database } from '../db/dialect.js';
-import { isCapability } from '../derive/capabilities.js';
+import { isCapability } from '../actions/capabilities.js';
 import type { AccessTokenVerifier } from '../security/access-token.js';
 import { issueAccessToken } from '../security/access-token.js';
 import type { ClientDirectory, ClientState } from '../security/client-directory.js';

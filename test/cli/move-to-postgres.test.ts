@@ -9,7 +9,7 @@ import { Secret, TOTP } from 'otpauth';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
-import { capabilities } from '../../src/derive/capabilities.js';
+import { capabilities } from '../../src/actions/capabilities.js';
 import { getResource, resources } from '../../src/registry/index.js';
 import { asSystem } from '../../src/core/principal.js';
 import { TenantDirectory } from '../../src/security/tenant-directory.js';

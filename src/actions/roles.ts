@@ -1,4 +1,4 @@
-import { capabilities } from '../derive/capabilities.js';
+import { capabilities } from './capabilities.js';
 
 /** Roles of end users (`users.role`). */
 export type Role = 'guest' | 'staff' | 'admin';
