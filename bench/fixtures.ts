@@ -12,7 +12,7 @@ import { getResource } from '../src/registry/index.js';
 import { asSystem } from '../src/core/principal.js';
 import { TenantDirectory } from '../src/security/tenant-directory.js';
 import { systemClock } from '../src/core/clock.js';
-import { resourceHooks } from '../src/services/hooks/index.js';
+import { resourceHooks } from '../src/container/resource-hooks.js';
 import type { RequestContext } from '../src/core/request-context.js';
 import { ResourceService } from '../src/services/resource-service.js';
 import { es256Key } from './jws.js';

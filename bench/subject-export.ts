@@ -23,7 +23,7 @@ import { getResource } from '../src/registry/index.js';
 import { asSystem } from '../src/core/principal.js';
 import { systemClock } from '../src/core/clock.js';
 import { nextEtag } from '../src/core/etag.js';
-import { resourceHooks } from '../src/services/hooks/index.js';
+import { resourceHooks } from '../src/container/resource-hooks.js';
 import { recordToRow } from '../src/data/record-codec.js';
 import { ResourceService } from '../src/services/resource-service.js';
 import { machineInfo } from './machine.js';

@@ -14,7 +14,7 @@ import { TenantDirectory } from '../src/security/tenant-directory.js';
 import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
 import { systemClock } from '../src/core/clock.js';
-import { buildServices } from '../src/services/services.js';
+import { buildServices } from '../src/container/container.js';
 import { openSigningKeys } from '../src/signing-key-source.js';
 import type { RequestContext } from '../src/core/request-context.js';
 

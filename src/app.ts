@@ -61,7 +61,7 @@ import { systemClock } from './core/clock.js';
 import type { Clock } from './core/clock.js';
 import { CountCache } from './services/count-cache.js';
 import type { ResourceService } from './services/resource-service.js';
-import { buildServices } from './services/services.js';
+import { buildServices } from './container/container.js';
 import { TokenService } from './services/token-service.js';
 
 export interface AppDeps {

@@ -1,12 +1,12 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/dialect.js';
 import type { ActionServices } from '../actions/index.js';
-import { ApiClientAdmin } from './api-client-admin.js';
+import { ApiClientAdmin } from '../services/api-client-admin.js';
 import type { Clock } from '../core/clock.js';
-import type { CountCache } from './count-cache.js';
-import { apiClientHooks } from './hooks/api-clients.js';
-import { resourceHooks } from './hooks/index.js';
-import { ResourceService } from './resource-service.js';
+import type { CountCache } from '../services/count-cache.js';
+import { apiClientHooks } from '../services/hooks/api-clients.js';
+import { resourceHooks } from './resource-hooks.js';
+import { ResourceService } from '../services/resource-service.js';
 import { DataKey } from '../security/data-key.js';
 import { AddressGuard } from '../webhooks/address-guard.js';
 import { webhookHooks } from '../webhooks/webhook-hooks.js';
