@@ -58,7 +58,7 @@ export function productBody(index: number): Record<string, unknown> {
 }
 
 export async function createFixtures(config: Config, database: Database, options: { readonly connections: number; readonly workDir: string }): Promise<Fixtures> {
-  const operator = buildOperatorServices(config, database);
+  const operator = await buildOperatorServices(config, database);
   const tenantIds: string[] = [];
   for (let i = 0; i < tenantCount; i += 1) {
     const tenant = await operator.createTenant({ name: `Bench tenant ${i}`, level: 'tenant', parent: undefined, currency: 'EUR' });

@@ -22,16 +22,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type Authentication = 'client' | 'user' | 'public';
 
-/** What the services layer offers actions; built once per app (and per CLI run) by `buildServices`. */
+/** What the services layer offers actions; built once per process by the container (`src/container/container.ts`), for HTTP and the CLI alike. */
 export interface ActionServices {
   readonly resources: ResourceService;
   readonly apiClients: ApiClientAdmin;
-  /** Webhook operations beyond CRUD (absent in the CLI, which runs no dispatcher). */
-  readonly webhooks?: WebhookAdmin;
+  /** Webhook operations beyond CRUD. */
+  readonly webhooks: WebhookAdmin;
   /** Incoming webhooks: signature checks and their effects. */
-  readonly incoming?: IncomingWebhooks;
-  /** End-user sign-in (absent in the CLI, which signs nobody in). */
-  readonly signIn?: SignInServices;
+  readonly incoming: IncomingWebhooks;
+  /** End-user sign-in. */
+  readonly signIn: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */
   readonly origin: string;
 }

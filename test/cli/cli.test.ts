@@ -35,7 +35,7 @@ describe('operator CLI on sqlite', () => {
   async function given(options: { client?: boolean } = {}): Promise<{ tenantId: string; clientId: string; kid: string }> {
     const storage = await openStorageApp(env);
     try {
-      const operator = buildOperatorServices(storage.config, storage.database);
+      const operator = await buildOperatorServices(storage.config, storage.database);
       const tenant = (await operator.createTenant({ name: 'Given', level: 'partner', parent: undefined, currency: undefined })) as Record<string, unknown>;
       const tenantId = String(tenant._id);
       if (!options.client) return { tenantId, clientId: '', kid: '' };

@@ -61,10 +61,8 @@ const knownViolations: readonly string[] = [
   'src/actions/resource-actions.ts -> src/export/csv.ts',
   'src/actions/resource-actions.ts -> src/export/stream-records.ts',
   'src/actions/sign-in-actions.ts -> src/sign-in/otp-service.ts',
-  'src/actions/sign-in-actions.ts -> src/sign-in/sign-in-services.ts',
   'src/actions/sign-in-actions.ts -> src/sign-in/totp-service.ts',
   'src/actions/webhook-actions.ts -> src/webhooks/event-catalogue.ts',
-  'src/actions/webhook-actions.ts -> src/webhooks/webhook-admin.ts',
 ];
 
 const rank = new Map(layers.flatMap((units, index) => units.map((unit) => [unit, index] as const)));
