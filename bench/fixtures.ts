@@ -10,11 +10,7 @@ import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { getResource } from '../src/registry/index.js';
 import { asSystem } from '../src/core/principal.js';
-import { TenantDirectory } from '../src/security/tenant-directory.js';
-import { systemClock } from '../src/core/clock.js';
-import { resourceHooks } from '../src/container/resource-hooks.js';
 import type { RequestContext } from '../src/core/request-context.js';
-import { ResourceService } from '../src/services/resource-service.js';
 import { es256Key } from './jws.js';
 import type { Es256Key } from './jws.js';
 
@@ -73,8 +69,7 @@ export async function createFixtures(config: Config, database: Database, options
   const created: Record<string, unknown> = await operator.createClient({ name: 'bench', tenant: tenantId, capabilities: benchCapabilities.join(' '), publicKeyFile: keyFile, kid: 'bench-es256', ipAllow: undefined });
   const client: BenchClient = { clientId: String(created._id), kid: String(created.kid), key };
 
-  const resources = new ResourceService(database, systemClock, resourceHooks());
-  const directory = new TenantDirectory(database);
+  const { resources, tenants: directory } = operator.services;
   const products = getResource('products');
   const contextFor = async (tenant: string): Promise<RequestContext> => {
     const scope = await directory.resolve(tenant);

@@ -87,6 +87,9 @@ export async function buildOperatorServices(config: Config, database: Database) 
   }
 
   return {
+    /** The container the commands run on (the benchmark seeds through it). */
+    services,
+
     /** Writes the security events still queued; call before closing the database. */
     close: () => services.close(),
 
