@@ -104,7 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   deps.tracing?.instrument(server);
   const state = { shuttingDown: false };
   const container = buildContainer(config, { database: deps.database, keys: deps.keys, log: server.log, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.replay ? { replay: deps.replay } : {}) });
-  const { clock, metrics, verifier, replay, nonces, clients, tenants, users, events } = container;
+  const { clock, metrics, verifier, dpop, clients, tenants, users, events } = container;
   const startedAt = clock.now();
   server.addHook('onClose', () => container.close());
   if (container.messages.writesFiles) server.log.warn({ outbox: join(config.dataDir, 'outbox') }, 'SMTP_URL is not set: sign-in e-mails are written as .eml files, not sent');
@@ -131,7 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     deps.onRateLimited?.(group);
   };
   const gate = unauthenticatedLimit(config, { ...(redis ? { redis } : {}), onRefused, onStoreError: (error) => server.log.warn({ err: error }, 'pre-authentication limit unavailable') });
-  const authenticator = new Authenticator({ verifier, replay, origin: config.publicUrl, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}), ...(gate ? { gate } : {}) });
+  const authenticator = new Authenticator({ verifier, dpop, clock, ...(gate ? { gate } : {}) });
 
   installRouteGuard(server);
   const methods = new MethodRouter();

@@ -10,6 +10,7 @@ import type { Row } from '../data/record-codec.js';
 import { offeredUnits, zoneOf } from './availability.js';
 import { parseRange, resolveBound } from './availability-range.js';
 import type { RangeQuery } from './availability-range.js';
+import { lookbackOf, withLongestBooking } from './booking-spans.js';
 import { holdingsOf } from './holdings.js';
 import type { Holding } from './occupancy.js';
 import { occupancy, peakHeld } from './occupancy.js';
@@ -58,21 +59,24 @@ interface Candidate {
   readonly id: string;
   readonly from: number;
   readonly to: number;
+  /** How far back its holdings query looks (`booking-spans.ts`). */
+  readonly lookback: number;
 }
 
 /**
  * The products in the caller's reach (a guest's: published ones only) matching the list
  * query that have at least `quantity` units free at every instant of `[from, to)`, where a
  * date means midnight in each product's own time zone. Two queries: the candidates in list
- * order, then one holdings query for all of them (`product_id in (…)`; a list of ids keeps
- * both databases on the holdings index, where a subquery let PostgreSQL scan the table).
+ * order with their recorded spans, then one holdings query for all of them (`product_id in
+ * (…)`; a list of ids keeps both databases on the holdings index, where a subquery let
+ * PostgreSQL scan the table).
  */
 export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch): Promise<AvailabilityPage> {
   const { list, range, quantity } = search;
   let base = queries.scoped(products);
   if (queries.principal.ownRecordsOf !== undefined) base = base.where('is_published', '=', queries.dialect.toDb('boolean', true));
   if (list.filter) base = base.where(compileFilter(list.filter, products, queries.dialect));
-  let ordered = base.selectAll();
+  let ordered = withLongestBooking(base);
   for (const order of compileSort(list.sort, products)) ordered = ordered.orderBy(order);
   const candidates: Candidate[] = [];
   // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
@@ -81,7 +85,7 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
     const zone = zoneOf(row);
     let span = spans.get(zone);
     if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
-    if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span });
+    if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span, lookback: lookbackOf(row) });
   }
   const byProduct = await holdingsByProduct(queries, candidates);
   const available = new Map<string, number>();
@@ -108,8 +112,9 @@ async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Ca
     to = Math.max(to, candidate.to);
   }
   for (let start = 0; start < candidates.length; start += idsPerQuery) {
-    const ids = candidates.slice(start, start + idsPerQuery).map((c) => c.id);
-    for (const holding of await holdingsOf(queries.asSystem(), ids, from, to)) {
+    const slice = candidates.slice(start, start + idsPerQuery);
+    const spans = new Map(slice.map((c) => [c.id, c.lookback]));
+    for (const holding of await holdingsOf(queries.asSystem(), [...spans.keys()], from, to, spans)) {
       const held = byProduct.get(holding.productId);
       if (held) held.push(holding);
       else byProduct.set(holding.productId, [holding]);

@@ -1,9 +1,11 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
+import type { Row } from '../data/record-codec.js';
 import { getResource } from '../registry/index.js';
 import { closedStatuses } from './booking-hooks.js';
 import { parseRange, resolveBound } from './availability-range.js';
+import { lookbackOf, withLongestBooking } from './booking-spans.js';
 import { holdingsOf } from './holdings.js';
 import { occupancy, slotPeaks } from './occupancy.js';
 import type { Granularity } from './time-slots.js';
@@ -47,7 +49,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
  * A product's availability per local day or hour: for each slot the most units its
  * bookings hold at any instant (`booked`) and what is left. The product is read in the
  * caller's scope (404 outside it); the holdings of every tenant count, as they do when
- * booking. One query for the product, one for its holdings.
+ * booking. One query for the product (with its recorded span), one for its holdings.
  *
  * `query` is checked against its schema (`productAvailabilityQuery`) by the action executor.
  *
@@ -56,7 +58,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
 export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString): Promise<ProductAvailability> {
   const granularity: Granularity = query.granularity === 'hour' ? 'hour' : 'day';
   const range = parseRange(query);
-  const row = await queries.find(products, id);
+  const row = (await withLongestBooking(queries.scoped(products)).where('products._id', '=', id).executeTakeFirst()) as Row | undefined;
   if (!row) throw notFound(products.name);
   const zone = zoneOf(row);
   const from = resolveBound(zone, range.from);
@@ -68,18 +70,20 @@ export async function productAvailability(queries: ScopedQueries, id: string, qu
   const bounds = [...slots.map((slot) => slot.start), slots[slots.length - 1]?.end ?? to];
   const first = bounds[0] ?? from;
   const last = bounds[bounds.length - 1] ?? to;
-  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last)), bounds);
+  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last, new Map([[id, lookbackOf(row)]]))), bounds);
   const offered = offeredUnits(row);
+  // A slot ends where the next begins: each boundary is formatted once.
+  const iso = bounds.map((ms) => new Date(ms).toISOString());
   return {
     product_id: id,
     total_items: Number(row.total_items),
     time_zone: zone,
-    from: new Date(first).toISOString(),
-    to: new Date(last).toISOString(),
+    from: iso[0] ?? new Date(first).toISOString(),
+    to: iso[iso.length - 1] ?? new Date(last).toISOString(),
     granularity,
-    slots: slots.map((slot, k) => {
+    slots: slots.map((_, k) => {
       const booked = peaks[k] ?? 0;
-      return { start: new Date(slot.start).toISOString(), end: new Date(slot.end).toISOString(), booked, available: Math.max(0, offered - booked) };
+      return { start: iso[k] ?? '', end: iso[k + 1] ?? '', booked, available: Math.max(0, offered - booked) };
     }),
   };
 }

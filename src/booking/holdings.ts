@@ -15,11 +15,12 @@ export const holdingStatuses: readonly string[] = Object.freeze(['active', 'comp
  * and bounded: a booking overlapping `from` started at most its product's longest booking
  * before it (`booking-spans.ts`), so the scan reads a short range of the index instead of
  * the product's history. Products with a recorded span share one query; those without
- * (no bookings, or loaded in bulk) look back the 366 days any booking may last.
+ * (no bookings, or loaded in bulk) look back the 366 days any booking may last. A caller
+ * that read the spans with the products (`withLongestBooking`) passes them as `known`.
  */
-export async function holdingsOf(queries: ScopedQueries, productIds: readonly string[], from: number, to: number): Promise<Holding[]> {
+export async function holdingsOf(queries: ScopedQueries, productIds: readonly string[], from: number, to: number, known?: ReadonlyMap<string, number>): Promise<Holding[]> {
   if (productIds.length === 0 || to <= from) return [];
-  const spans = await lookbacks(queries.connection, productIds);
+  const spans = known ?? (await lookbacks(queries.connection, productIds));
   const recorded = productIds.filter((id) => (spans.get(id) ?? maxBookingMs) < maxBookingMs);
   const unrecorded = productIds.filter((id) => (spans.get(id) ?? maxBookingMs) >= maxBookingMs);
   const longest = Math.max(0, ...recorded.map((id) => spans.get(id) ?? 0));
@@ -35,16 +36,7 @@ export async function holdingsOf(queries: ScopedQueries, productIds: readonly st
 /** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */
 async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number): Promise<Holding[]> {
   const { dialect } = queries;
-  const at = (ms: number) => dialect.toDb('timestamp', new Date(ms).toISOString()) as string;
-  const rows = await queries
-    .scoped(bookings)
-    .select(['_id', 'product_id', 'start_time', 'end_time', 'quantity'])
-    .where('product_id', 'in', [...productIds])
-    .where('start_time', '>=', at(earliestStart))
-    .where('start_time', '<', at(to))
-    .where('end_time', '>', at(from))
-    .where('status', 'in', [...holdingStatuses])
-    .execute();
+  const rows = await holdingsQuery(queries, productIds, earliestStart, from, to).execute();
   return rows.map((row) => ({
     id: String(row._id),
     productId: String(row.product_id),
@@ -52,4 +44,17 @@ async function overlapping(queries: ScopedQueries, productIds: readonly string[]
     end: Date.parse(String(dialect.fromDb('timestamp', row.end_time))),
     quantity: Number(row.quantity),
   }));
+}
+
+/** The one range of `bookings_holdings_idx` that {@link holdingsOf} reads (its plan is tested). */
+export function holdingsQuery(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number) {
+  const at = (ms: number) => queries.dialect.toDb('timestamp', new Date(ms).toISOString()) as string;
+  return queries
+    .scoped(bookings)
+    .select(['_id', 'product_id', 'start_time', 'end_time', 'quantity'])
+    .where('product_id', 'in', [...productIds])
+    .where('start_time', '>=', at(earliestStart))
+    .where('start_time', '<', at(to))
+    .where('end_time', '>', at(from))
+    .where('status', 'in', [...holdingStatuses]);
 }

@@ -11,7 +11,8 @@ import { AccessTokenVerifier } from '../security/access-token.js';
 import { ClientDirectory } from '../security/client-directory.js';
 import { DataKey } from '../security/data-key.js';
 import { DatabaseReplayStore } from '../security/db-replay-store.js';
-import { DpopNonces } from '../security/dpop.js';
+import { DpopVerifier } from '../security/dpop.js';
+import { DpopNonces } from '../security/dpop-nonces.js';
 import type { ReplayStore } from '../security/replay-store.js';
 import { SecurityEvents } from '../security/security-events.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
@@ -57,8 +58,8 @@ export interface Container extends ActionServices {
   readonly users: UserDirectory;
   readonly replay: ReplayStore;
   readonly verifier: AccessTokenVerifier;
-  /** Server-issued DPoP nonces, when `DPOP_NONCES` is on. */
-  readonly nonces: DpopNonces | undefined;
+  /** Checks DPoP proofs for the token endpoint and the API alike. */
+  readonly dpop: DpopVerifier;
   /** Security events waiting to be written to the audit trail. */
   readonly events: SecurityEvents;
   readonly messages: MessageSender;
@@ -96,6 +97,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     observer: { signatureChecked: (valid) => metrics.accessTokenSignatureChecked(valid), refusalCached: () => metrics.accessTokenRefusalCached() },
   });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
+  const dpop = new DpopVerifier({ replay, origin: config.publicUrl, tokenEndpoint: config.tokenEndpoint, clockSkewSeconds: config.clockSkewSeconds, ...(nonces ? { nonces } : {}) });
   const dataKey = DataKey.open({ dataKey: config.dataKey, dataDir: config.dataDir });
   const guard = new AddressGuard(config.webhookAllowedNetworks);
   const hooks = resourceHooks({
@@ -110,7 +112,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     retrySchedule: config.webhookRetrySchedule, log, onAttempt: (outcome) => metrics.webhookAttempt(outcome),
   });
   return {
-    clock, metrics, tenants, clients, users, replay, verifier, nonces, events, messages, dispatcher,
+    clock, metrics, tenants, clients, users, replay, verifier, dpop, events, messages, dispatcher,
     origin: config.publicUrl,
     resources: new ResourceService(database, clock, hooks, new CountCache(config.listCountCacheMs, () => clock.now())),
     apiClients: new ApiClientAdmin(database, clock, config.keyOverlapDays),
@@ -127,7 +129,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     tokens: new TokenService({
       events,
       database, clients, keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
-      lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, ...(nonces ? { nonces } : {}),
+      lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, dpop,
     }),
     idempotency: new IdempotencyKeys(database, clock),
     async close() {

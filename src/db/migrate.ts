@@ -19,6 +19,7 @@ import { productTimeZoneMigration } from './migrations/0015-product-time-zone.js
 import { bookingHoldingsIndexMigration } from './migrations/0016-booking-holdings-index.js';
 import { webhookDeliveryAttemptsMigration } from './migrations/0017-webhook-delivery-attempts.js';
 import { productBookingSpansMigration } from './migrations/0018-product-booking-spans.js';
+import { coveringHoldingsIndexMigration } from './migrations/0019-covering-holdings-index.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -42,6 +43,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0016-booking-holdings-index': bookingHoldingsIndexMigration(database.dialect),
     '0017-webhook-delivery-attempts': webhookDeliveryAttemptsMigration(database.dialect),
     '0018-product-booking-spans': productBookingSpansMigration(database.dialect),
+    '0019-covering-holdings-index': coveringHoldingsIndexMigration(database.dialect),
   };
 }
 

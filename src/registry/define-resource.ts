@@ -55,7 +55,8 @@ export function defineResource(spec: ResourceSpec): ResourceDef {
   }
   const fields = { ...commonFields, ...spec.fields };
   for (const index of [...(spec.indexes ?? []), ...Object.values(spec.crossTenantIndexes ?? {})]) {
-    const unknown = index.find((name) => !(name in fields));
+    // Bookkeeping columns may close an index (`deleted_at` lets SQLite cover a live-rows query).
+    const unknown = index.find((name) => !(name in fields) && !reservedColumns.includes(name));
     if (unknown) throw new Error(`resource ${spec.name}: index names unknown field "${unknown}"`);
   }
   return deepFreeze({

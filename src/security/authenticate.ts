@@ -2,11 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessTokenClaims, AccessTokenVerifier } from './access-token.js';
 import { authError } from './challenge.js';
 import type { Scheme } from './challenge.js';
-import { verifyDpopProof } from './dpop.js';
-import type { DpopNonces } from './dpop.js';
+import type { DpopVerifier } from './dpop.js';
 import { ApiError } from '../http/errors.js';
-import { TokenError } from './oauth-error.js';
-import type { ReplayStore } from './replay-store.js';
+import { reasonOf } from './oauth-error.js';
 import { epochSeconds } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 
@@ -24,12 +22,8 @@ export interface AuthenticationGate {
 
 export interface AuthenticatorOptions {
   readonly verifier: AccessTokenVerifier;
-  readonly replay: ReplayStore;
-  /** Origin the client addressed (`PUBLIC_URL`), for the proof's `htu`. */
-  readonly origin: string;
-  readonly clockSkewSeconds: number;
-  /** Server nonces for proofs, when enabled. */
-  readonly nonces?: DpopNonces;
+  /** Judges the proof sent with a DPoP-bound token (the token endpoint's verifier too). */
+  readonly dpop: DpopVerifier;
   /** The pre-authentication limit; none when rate limits are off. */
   readonly gate?: AuthenticationGate;
   /** Milliseconds, like every clock in the service; JWT and proof times are its seconds. */
@@ -54,7 +48,23 @@ export interface Authenticated {
 export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {}
 
-  async authenticate(request: FastifyRequest): Promise<Authenticated> {
+  /**
+   * The request's verified token, without a promise for the common case: `Bearer <token>`
+   * with a token this instance verified before (its syntax was checked then) that is not
+   * DPoP-bound. Any other header, however close, takes the full path with its exact answers.
+   */
+  authenticate(request: FastifyRequest): Authenticated | Promise<Authenticated> {
+    return this.#known(request) ?? this.#authenticateCounted(request);
+  }
+
+  #known(request: FastifyRequest): Authenticated | undefined {
+    const header = request.headers.authorization;
+    if (header === undefined || !header.startsWith('Bearer ')) return undefined;
+    const claims = this.options.verifier.verified(header.slice(7), epochSeconds(this.options.clock));
+    return claims && claims.cnf === undefined ? { claims, scheme: 'Bearer' } : undefined;
+  }
+
+  async #authenticateCounted(request: FastifyRequest): Promise<Authenticated> {
     try {
       return await this.#authenticate(request);
     } catch (error) {
@@ -62,19 +72,6 @@ export class Authenticator {
       if (this.options.gate && error instanceof ApiError && error.status === 401) await this.options.gate.refused(request);
       throw error;
     }
-  }
-
-  /**
-   * The common case, without parsing the header: `Bearer <token>` with a token this
-   * instance verified before (its syntax was checked then) that is not DPoP-bound. Any
-   * other header, however close, takes {@link authenticate} with its exact answers. The
-   * security pipeline asks this first, once per request.
-   */
-  knownBearer(request: FastifyRequest): Authenticated | undefined {
-    const header = request.headers.authorization;
-    if (header === undefined || !header.startsWith('Bearer ')) return undefined;
-    const claims = this.options.verifier.verified(header.slice(7), epochSeconds(this.options.clock));
-    return claims && claims.cnf === undefined ? { claims, scheme: 'Bearer' } : undefined;
   }
 
   async #authenticate(request: FastifyRequest): Promise<Authenticated> {
@@ -102,40 +99,8 @@ export class Authenticator {
       return { claims, scheme };
     }
     if (scheme !== 'DPoP') throw authError('invalid_token', 'The token is DPoP-bound; send it with the DPoP scheme and a proof', 'DPoP', 'invalid_token');
-    await this.checkProof(request, token, jkt, now);
+    await this.options.gate?.admit(request);
+    await this.options.dpop.verifyBoundRequest({ method: request.method, url: request.url, proof: request.headers.dpop, accessToken: token, jkt }, now);
     return { claims, scheme };
   }
-
-  private async checkProof(request: FastifyRequest, token: string, jkt: string, now: number): Promise<void> {
-    await this.options.gate?.admit(request);
-    const proof = request.headers.dpop;
-    if (typeof proof !== 'string') throw authError('invalid_token', 'A DPoP proof is required with a DPoP-bound token', 'DPoP', 'invalid_dpop_proof');
-    const { nonces } = this.options;
-    let verified;
-    try {
-      verified = await verifyDpopProof(proof, {
-        method: request.method,
-        url: `${this.options.origin}${request.url}`,
-        now,
-        iatWindowSeconds: this.options.clockSkewSeconds,
-        accessToken: token,
-        ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
-      });
-    } catch (error) {
-      if (error instanceof TokenError && error.code === 'use_dpop_nonce' && nonces) {
-        throw authError('invalid_token', 'Retry with the nonce from the DPoP-Nonce header', 'DPoP', 'use_dpop_nonce', { headers: { 'dpop-nonce': nonces.issue(now) } });
-      }
-      throw authError('invalid_token', 'The DPoP proof is invalid', 'DPoP', 'invalid_dpop_proof', { privateReason: reasonOf(error) });
-    }
-    // A valid proof by another key: the token is presented by someone it is not bound to,
-    // which RFC 9449 §7.1 (and the contract's "wrongly bound") answers with invalid_token.
-    if (verified.jkt !== jkt) throw authError('invalid_token', 'The DPoP proof key is not the key this token is bound to', 'DPoP', 'invalid_token', { privateReason: 'proof key does not match cnf.jkt' });
-    const fresh = await this.options.replay.claim('dpop', `${verified.jkt}:${verified.jti}`, verified.iat + 2 * this.options.clockSkewSeconds + 1, now);
-    if (!fresh) throw authError('invalid_token', 'The DPoP proof was already used', 'DPoP', 'invalid_dpop_proof', { privateReason: 'dpop proof replayed' });
-  }
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof TokenError) return error.privateReason;
-  return error instanceof Error ? error.message : 'unknown';
 }

@@ -39,10 +39,9 @@ export class ClientDirectory {
     return this.cache.get(clientId, (id) => this.load(id));
   }
 
-  /** The client if this directory holds it fresh and enabled, without a database read; `undefined` otherwise (then {@link get}). */
-  cachedActive(clientId: string): ClientState | undefined {
-    const client = this.cache.peek(clientId);
-    return client && !client.disabled ? client : undefined;
+  /** {@link get} without a promise while this directory holds the client fresh (the common request). */
+  lookup(clientId: string): ClientState | undefined | Promise<ClientState | undefined> {
+    return this.cache.peek(clientId) ?? this.get(clientId);
   }
 
   private async load(clientId: string): Promise<ClientState | undefined> {

@@ -1,14 +1,19 @@
 /**
- * DPoP proof verification (RFC 9449 §4.3) and stateless server nonces (§8, §9). Failures
- * throw {@link TokenError} with code `invalid_dpop_proof` or `use_dpop_nonce`; the token
- * endpoint maps them to an OAuthError with the same code. The caller records the returned
- * `jti` in the replay store after success.
+ * DPoP (RFC 9449): the one place a proof is judged, at the token endpoint and at every
+ * protected route. {@link verifyDpopProof} checks a proof against its request (signature
+ * with jose, `typ`, `alg`, key, `htm`, `htu`, `iat`, `ath`, nonce); {@link DpopVerifier}
+ * adds the token binding (`cnf.jkt`), claims the `jti` in the replay store and words every
+ * refusal for the endpoint that asked: an OAuth error at the token endpoint, a 401 with a
+ * `DPoP` challenge at the API, both with a fresh `DPoP-Nonce` when a nonce is wanted.
  */
-import { createHash, createHmac, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, type JWK } from 'jose';
-import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
 import { BoundedCache } from '../lib/bounded-cache.js';
-import { TokenError } from './oauth-error.js';
+import { authError } from './challenge.js';
+import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
+import type { DpopNonces } from './dpop-nonces.js';
+import { OAuthError, reasonOf, TokenError } from './oauth-error.js';
+import type { ReplayStore } from './replay-store.js';
 
 /** Algorithms accepted for DPoP proofs, with the public JWK members each requires. */
 const keyShapes: Readonly<Record<string, { readonly kty: string; readonly crv?: string; readonly members: readonly string[] }>> = {
@@ -33,9 +38,7 @@ export interface DpopProofOptions {
   readonly iatWindowSeconds?: number;
   /** At a protected route: the presented access token; `ath` must then match it. */
   readonly accessToken?: string;
-  /** The token's `cnf.jkt`; the proof key's thumbprint must equal it. */
-  readonly expectedJkt?: string;
-  /** A required server nonce: the exact value, or a predicate such as {@link DpopNonces.isValid}. */
+  /** A required server nonce: the exact value, or a predicate such as `DpopNonces.isValid`. */
   readonly nonce?: string | ((nonce: string) => boolean);
 }
 
@@ -144,7 +147,6 @@ function checkClaims(payload: DecodedCompactJws['payload'], jkt: string, options
     if (typeof ath !== 'string') fail('ath missing');
     if (ath !== computeAth(options.accessToken)) fail('ath does not match the access token');
   }
-  if (options.expectedJkt !== undefined && jkt !== options.expectedJkt) fail('proof key does not match the token binding (cnf.jkt)');
   return { jkt, jti, iat };
 }
 
@@ -173,38 +175,102 @@ export function normaliseHtu(value: string): string | undefined {
   return `${url.protocol}//${url.host}${path}`;
 }
 
+export interface DpopVerifierOptions {
+  /** Where proofs' `jti`s are claimed, shared by every instance. */
+  readonly replay: ReplayStore;
+  /** Origin the client addressed (`PUBLIC_URL`): a protected request's `htu`. */
+  readonly origin: string;
+  /** The token endpoint URL: a token request's `htu`. */
+  readonly tokenEndpoint: string;
+  /** Allowed distance of `iat` from now, either way; a `jti` is kept for twice that. */
+  readonly clockSkewSeconds: number;
+  /** Server nonces, when every proof must carry one (`DPOP_NONCE`). */
+  readonly nonces?: DpopNonces;
+}
+
+/** A protected request presenting a DPoP-bound access token. */
+export interface DpopBoundRequest {
+  readonly method: string;
+  /** Path and query as received; `htu` is compared without the query. */
+  readonly url: string;
+  /** The `DPoP` header as received (several headers arrive as an array: no proof). */
+  readonly proof: string | readonly string[] | undefined;
+  readonly accessToken: string;
+  /** The token's `cnf.jkt`. */
+  readonly jkt: string;
+}
+
 /**
- * Stateless server nonces: `<slot>.<HMAC(slot)>` where slot = floor(now / window). A nonce
- * is accepted in its own slot and the next, so it lives between one and two windows and no
- * instance needs to remember what it issued.
+ * The DPoP verifier of the token endpoint and the API: one proof check, one replay claim
+ * (`jkt + jti`, until the proof's `iat` window has passed), one wording of each refusal.
  */
-export class DpopNonces {
-  readonly #secret: Buffer;
-  readonly #windowSeconds: number;
+export class DpopVerifier {
+  constructor(private readonly options: DpopVerifierOptions) {}
 
-  constructor(options: { readonly secret: string | Uint8Array; readonly windowSeconds?: number }) {
-    this.#secret = Buffer.from(options.secret);
-    if (this.#secret.length < 32) throw new Error('DPoP nonce secret must be at least 32 bytes');
-    this.#windowSeconds = options.windowSeconds ?? 300;
+  /**
+   * A token request's proof (RFC 9449 §5), checked but not yet claimed: the token endpoint
+   * claims it with {@link claimTokenRequestProof} once every other check passed, so a
+   * refused request does not use the proof up. Refusals are {@link OAuthError}s.
+   */
+  async checkTokenRequestProof(proof: string, now: number): Promise<VerifiedDpopProof> {
+    try {
+      return await this.#verify(proof, 'POST', this.options.tokenEndpoint, undefined, now);
+    } catch (error) {
+      if (!(error instanceof TokenError)) throw error;
+      // RFC 9449 §8: the refusal carries the nonce to retry with.
+      if (error.code === 'use_dpop_nonce') throw new OAuthError('use_dpop_nonce', error.privateReason, { headers: this.#nonceHeader(now) });
+      throw new OAuthError('invalid_dpop_proof', error.privateReason);
+    }
   }
 
-  /** A nonce for the current slot. */
-  issue(now: number): string {
-    const slot = Math.floor(now / this.#windowSeconds);
-    return `${slot.toString(36)}.${this.#mac(slot).toString('base64url')}`;
+  /** Claims a checked token-request proof; a proof used before is `invalid_dpop_proof`. */
+  async claimTokenRequestProof(proof: VerifiedDpopProof, now: number): Promise<void> {
+    if (!(await this.#claim(proof, now))) throw new OAuthError('invalid_dpop_proof', 'dpop proof jti replayed');
   }
 
-  /** Whether `nonce` was issued by a holder of the secret in the current or previous slot. */
-  isValid(nonce: string, now: number): boolean {
-    const match = /^([0-9a-z]{1,11})\.([A-Za-z0-9_-]{43})$/.exec(nonce);
-    if (!match?.[1] || !match[2]) return false;
-    const slot = Number.parseInt(match[1], 36);
-    const current = Math.floor(now / this.#windowSeconds);
-    if (slot !== current && slot !== current - 1) return false;
-    return timingSafeEqual(Buffer.from(match[2], 'base64url'), this.#mac(slot));
+  /**
+   * A protected request's proof (RFC 9449 §7): valid for this method, URL and token, made
+   * with the key the token is bound to, and never seen before. Refusals are 401 problems
+   * with a `DPoP` challenge: `invalid_dpop_proof` for the proof, `invalid_token` when the
+   * proof is good but the token is not bound to its key, `use_dpop_nonce` (RFC 9449 §9).
+   */
+  async verifyBoundRequest(request: DpopBoundRequest, now: number): Promise<void> {
+    const { proof } = request;
+    if (typeof proof !== 'string') throw authError('invalid_token', 'A DPoP proof is required with a DPoP-bound token', 'DPoP', 'invalid_dpop_proof');
+    let verified: VerifiedDpopProof;
+    try {
+      verified = await this.#verify(proof, request.method, `${this.options.origin}${request.url}`, request.accessToken, now);
+    } catch (error) {
+      if (error instanceof TokenError && error.code === 'use_dpop_nonce') {
+        throw authError('invalid_token', 'Retry with the nonce from the DPoP-Nonce header', 'DPoP', 'use_dpop_nonce', { headers: this.#nonceHeader(now) });
+      }
+      throw authError('invalid_token', 'The DPoP proof is invalid', 'DPoP', 'invalid_dpop_proof', { privateReason: reasonOf(error) });
+    }
+    // A valid proof by another key: the token is presented by someone it is not bound to,
+    // which RFC 9449 §7.1 (and the contract's "wrongly bound") answers with invalid_token.
+    if (verified.jkt !== request.jkt) throw authError('invalid_token', 'The DPoP proof key is not the key this token is bound to', 'DPoP', 'invalid_token', { privateReason: 'proof key does not match cnf.jkt' });
+    if (!(await this.#claim(verified, now))) throw authError('invalid_token', 'The DPoP proof was already used', 'DPoP', 'invalid_dpop_proof', { privateReason: 'dpop proof jti replayed' });
   }
 
-  #mac(slot: number): Buffer {
-    return createHmac('sha256', this.#secret).update(`dpop-nonce:${slot}`).digest();
+  #verify(proof: string, method: string, url: string, accessToken: string | undefined, now: number): Promise<VerifiedDpopProof> {
+    const { nonces } = this.options;
+    return verifyDpopProof(proof, {
+      method,
+      url,
+      now,
+      iatWindowSeconds: this.options.clockSkewSeconds,
+      ...(accessToken === undefined ? {} : { accessToken }),
+      ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
+    });
+  }
+
+  // Kept past the last instant the proof's `iat` is accepted (±skew around it), so a replay is always seen.
+  #claim(proof: VerifiedDpopProof, now: number): Promise<boolean> {
+    return this.options.replay.claim('dpop', `${proof.jkt}:${proof.jti}`, proof.iat + 2 * this.options.clockSkewSeconds + 1, now);
+  }
+
+  #nonceHeader(now: number): Record<string, string> {
+    // Only asked for when nonces are on: verifyDpopProof requires none otherwise.
+    return this.options.nonces ? { 'dpop-nonce': this.options.nonces.issue(now) } : {};
   }
 }

@@ -83,3 +83,9 @@ export class TokenError extends Error {
     this.privateReason = privateReason;
   }
 }
+
+/** The private reason of a refusal, for logs: a {@link TokenError}'s own, else the error's message. */
+export function reasonOf(error: unknown): string {
+  if (error instanceof TokenError) return error.privateReason;
+  return error instanceof Error ? error.message : 'unknown';
+}

@@ -1,16 +1,19 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
+import { roleCapabilities, roleReach } from '../actions/roles.js';
+import type { Role } from '../actions/roles.js';
 import { userEvent } from './security-events.js';
 import type { SecurityEvents } from './security-events.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';
-import type { ClientDirectory, ClientState } from './client-directory.js';
+import type { Scheme } from './challenge.js';
+import type { ClientDirectory } from './client-directory.js';
+import type { IpAllowlist } from '../lib/ip-allowlist.js';
 import type { Principal, TenantScope } from '../core/principal.js';
 import { guardRoute } from './route-guard.js';
 import type { TenantDirectory } from './tenant-directory.js';
 import type { UserDirectory } from './user-directory.js';
-import { roleCapabilities, roleReach } from '../actions/roles.js';
 
 export interface SecurityDeps {
   readonly authenticator: Authenticator;
@@ -31,10 +34,7 @@ export function installRouteGuard(app: FastifyInstance): void {
   app.addHook('onRoute', guardRoute);
 }
 
-/**
- * The one place access is decided. Each request to a protected route runs, in this fixed
- * order: authenticate → IP allowlist → capability → tenant scope.
- */
+/** Every protected route's request is decided by {@link decideAccess}; public routes and 404s skip it. */
 export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config;
@@ -42,85 +42,139 @@ export function installSecurity(app: FastifyInstance, deps: SecurityDeps): void 
       done();
       return;
     }
-    // A Bearer token this instance verified before, looked up once for both paths.
-    const auth = deps.authenticator.knownBearer(request);
-    const known = auth && knownClientPrincipal(deps, request, config, auth);
-    if (known) {
-      request.principal = known;
-      done();
+    const decided = attempt(() => decideAccess(deps, request, config));
+    if (decided instanceof Promise) {
+      decided.then((principal) => {
+        request.principal = principal;
+        done();
+      }, done);
       return;
     }
-    secure(deps, request, config, auth).then(() => done(), done);
+    request.principal = decided;
+    done();
   });
 }
 
-/**
- * The pipeline answered from memory alone, for the common request: a Bearer token this
- * instance verified, of a client and a home tenant the directories hold fresh, the client
- * enabled, the address allowed and the capability granted, no `X-Tenant-Id`. Every check
- * is the same as in {@link secure}; whenever one of them cannot pass from memory this
- * returns `undefined` and {@link secure} decides (and refuses, audits or loads) as always.
- */
-function knownClientPrincipal(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig, auth: Authenticated): Principal | undefined {
-  const capability = config.capability;
-  if (typeof capability !== 'string' || request.headers['x-tenant-id'] !== undefined) return undefined;
-  if (auth.claims.actor_type === 'user') return undefined;
-  const client = deps.clients.cachedActive(auth.claims.client_id);
-  if (!client || !client.allowlist.allows(request.ip)) return undefined;
-  const granted = grantedCapabilities(auth.claims);
-  if (!granted.has(capability)) return undefined;
-  const home = deps.tenants.cached(client.tenantId);
-  return home && clientPrincipal(client, granted, home, home);
+/** A value now, or later. */
+type Maybe<T> = T | Promise<T>;
+
+/** `next(value)`: at once when `value` is there, when it arrives otherwise. */
+function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }
 
-/** The one place access is decided, in this fixed order: authenticate → IP allowlist → capability → tenant scope. */
-async function secure(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig, known: Authenticated | undefined): Promise<void> {
-  const capability = config.capability;
-  if (typeof capability !== 'string' && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
-  const auth = known ?? (await deps.authenticator.authenticate(request));
-  if (auth.claims.actor_type === 'user') {
-    request.principal = await userPrincipal(deps, auth, request);
-    return;
+/** `run()`, a synchronous throw turned into a rejection so the hook answers both one way. */
+function attempt<T>(run: () => Maybe<T>): Maybe<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
-  if (typeof capability !== 'string') throw authError('invalid_token', 'This operation is for signed-in users', auth.scheme, 'invalid_token');
-  const client = await activeClient(deps.clients, auth);
-  const refused = (name: 'ip_refused' | 'capability_denied', details: Record<string, unknown>) =>
-    deps.events?.record({ name, clientId: client.clientId, tenantId: client.tenantId, clientIp: request.ip, requestId: String(request.id), details: { ...details, method: request.method, route: request.routeOptions.url ?? null } });
-  if (!client.allowlist.allows(request.ip)) {
-    await refused('ip_refused', { address: request.ip });
-    throw new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${client.clientId} from ${request.ip}` });
-  }
-  const granted = grantedCapabilities(auth.claims);
-  if (!granted.has(capability)) {
-    await refused('capability_denied', { capability });
-    throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
-  }
-  request.principal = await resolvePrincipal(deps.tenants, auth, client, granted, request);
 }
 
 /**
- * An end user's request: the user must still be active; the capability must be in the
- * token's scope and still in the user's role; a route declaring `stepUp` needs `totp` in
- * the token's `amr` (RFC 9470); users act in their own tenant only.
+ * The one access decision for a request to a protected route, in a fixed order:
+ * authenticate (token, DPoP proof) → the active caller the token speaks for (an API client
+ * or an end user) → IP allowlist (clients) → capability → step-up (users, RFC 9470) →
+ * tenant scope (`X-Tenant-Id` for system-level clients). It answers the principal or throws
+ * the one refusal, audited where the audit trail wants it. Every lookup answers from memory
+ * when it can (a token verified before, a client, user or tenant held fresh), so the
+ * common request is decided without a promise; the checks are the same either way.
  */
-async function userPrincipal(deps: SecurityDeps, auth: Authenticated, request: FastifyRequest): Promise<Principal> {
-  const config = request.routeOptions.config;
-  const user = await deps.users.get(auth.claims.sub);
-  if (!user || !user.active) throw authError('invalid_token', 'The user of this token is disabled, erased or deleted', auth.scheme, 'invalid_token', { privateReason: `user ${auth.claims.sub} inactive` });
-  const role = new Set(roleCapabilities[user.role]);
-  const granted = new Set([...grantedCapabilities(auth.claims)].filter((c) => role.has(c)));
-  if (config.anyUser !== true) {
-    const capability = String(config.capability);
-    if (!granted.has(capability)) throw authError('insufficient_scope', `This operation needs the capability ${capability}`, auth.scheme, 'insufficient_scope', { extra: { scope: capability } });
-    if (config.stepUp === true && !(auth.claims.amr ?? []).includes('totp')) {
-      await deps.events?.record(userEvent('step_up_required', { clientIp: request.ip, requestId: String(request.id) }, { userId: user.userId, tenantId: user.tenantId }, { capability, method: request.method, route: request.routeOptions.url ?? null, amr: auth.claims.amr ?? [] }));
-      throw authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', auth.scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
-    }
+export function decideAccess(deps: SecurityDeps, request: FastifyRequest, config: FastifyContextConfig): Maybe<Principal> {
+  // A route for any signed-in end user (`anyUser`) names no capability.
+  const capability = typeof config.capability === 'string' ? config.capability : undefined;
+  if (capability === undefined && config.anyUser !== true) throw new ApiError('internal_error', 'route without capability');
+  return then(deps.authenticator.authenticate(request), (auth) =>
+    then(activeCaller(deps, auth, capability), (caller) => {
+      const { scheme } = auth;
+      if (caller.allowlist !== undefined && !caller.allowlist.allows(request.ip)) {
+        const refusal = new ApiError('ip_not_allowed', 'Requests for this client are not allowed from this address', { privateReason: `client ${caller.actorId} from ${request.ip}` });
+        return refuse(audit(deps, request, caller, 'ip_refused', { address: request.ip }), refusal);
+      }
+      if (capability === undefined) return principalIn(deps, request, caller, scheme);
+      if (!caller.granted.has(capability)) {
+        const refusal = authError('insufficient_scope', `This operation needs the capability ${capability}`, scheme, 'insufficient_scope', { extra: { scope: capability } });
+        return refuse(audit(deps, request, caller, 'capability_denied', { capability }), refusal);
+      }
+      if (config.stepUp === true && caller.actorType === 'user' && !(auth.claims.amr ?? []).includes('totp')) {
+        const refusal = authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
+        return refuse(audit(deps, request, caller, 'step_up_required', { capability, amr: auth.claims.amr ?? [] }), refusal);
+      }
+      return principalIn(deps, request, caller, scheme);
+    }),
+  );
+}
+
+/** Who a verified token speaks for, once known to be active. */
+interface Caller {
+  readonly actorType: 'client' | 'user';
+  readonly actorId: string;
+  /** The caller's own node (`null`: the root). */
+  readonly homeId: string | null;
+  /** What this request may use: the token's scope, for a user also within the user's role. */
+  readonly granted: ReadonlySet<string>;
+  /** A client's address allowlist; users have none. */
+  readonly allowlist?: IpAllowlist;
+  /** A user whose role reaches only the user's own records (`roleReach`). */
+  readonly ownRecordsOf?: string;
+}
+
+/** The token's client or user, which must still be active; a client token cannot call a route for users. */
+function activeCaller(deps: SecurityDeps, auth: Authenticated, capability: string | undefined): Maybe<Caller> {
+  const { claims, scheme } = auth;
+  if (claims.actor_type === 'user') {
+    return then(deps.users.lookup(claims.sub), (user) => {
+      if (!user || !user.active) throw authError('invalid_token', 'The user of this token is disabled, erased or deleted', scheme, 'invalid_token', { privateReason: `user ${claims.sub} inactive` });
+      const role = roleSet(user.role);
+      const granted = new Set([...grantedCapabilities(claims)].filter((c) => role.has(c)));
+      return { actorType: 'user', actorId: user.userId, homeId: user.tenantId, granted, ...(roleReach[user.role] === 'own' ? { ownRecordsOf: user.userId } : {}) };
+    });
   }
-  if (request.headers['x-tenant-id'] !== undefined) throw new ApiError('tenant_forbidden', 'Users act in their own tenant; X-Tenant-Id is for system-level clients');
-  const home = await deps.tenants.resolve(user.tenantId);
-  if (!home) throw authError('invalid_token', 'The tenant of this user no longer exists', auth.scheme, 'invalid_token');
-  return Object.freeze({ actorType: 'user', actorId: user.userId, capabilities: granted, home, scope: home, unrestricted: false, ...(roleReach[user.role] === 'own' ? { ownRecordsOf: user.userId } : {}) });
+  if (capability === undefined) throw authError('invalid_token', 'This operation is for signed-in users', scheme, 'invalid_token');
+  return then(deps.clients.lookup(claims.client_id), (client) => {
+    if (!client || client.disabled) throw authError('invalid_token', 'The client of this token is disabled or deleted', scheme, 'invalid_token', { privateReason: `client ${claims.client_id} inactive` });
+    return { actorType: 'client', actorId: client.clientId, homeId: client.tenantId, granted: grantedCapabilities(claims), allowlist: client.allowlist };
+  });
+}
+
+/** The node the request acts in: the caller's own, or for a system-level client the one `X-Tenant-Id` names. */
+function principalIn(deps: SecurityDeps, request: FastifyRequest, caller: Caller, scheme: Scheme): Maybe<Principal> {
+  const target = request.headers['x-tenant-id'];
+  if (target !== undefined && caller.actorType === 'user') throw new ApiError('tenant_forbidden', 'Users act in their own tenant; X-Tenant-Id is for system-level clients');
+  return then(deps.tenants.lookup(caller.homeId), (home) => {
+    if (!home) throw authError('invalid_token', `The tenant of this ${caller.actorType} no longer exists`, scheme, 'invalid_token');
+    if (target === undefined) return principal(caller, home, home);
+    if (home.level !== 'system') throw new ApiError('tenant_forbidden', 'Only system-level clients may act in another tenant with X-Tenant-Id');
+    const named = typeof target === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(target) ? deps.tenants.lookup(target) : undefined;
+    return then(named, (scope) => {
+      if (!scope) throw new ApiError('validation_failed', 'X-Tenant-Id does not name an existing tenant node', { errors: [{ field: 'X-Tenant-Id', message: 'unknown tenant node' }] });
+      return principal(caller, home, scope);
+    });
+  });
+}
+
+function principal(caller: Caller, home: TenantScope, scope: TenantScope): Principal {
+  const base = { actorType: caller.actorType, actorId: caller.actorId, capabilities: caller.granted, home, scope, unrestricted: false };
+  return Object.freeze(caller.ownRecordsOf === undefined ? base : { ...base, ownRecordsOf: caller.ownRecordsOf });
+}
+
+/** Refusals the audit trail records: a client's address and capability refusals, a user's step-up refusal. */
+type AuditedRefusal = 'ip_refused' | 'capability_denied' | 'step_up_required';
+
+function audit(deps: SecurityDeps, request: FastifyRequest, caller: Caller, name: AuditedRefusal, details: Record<string, unknown>): Promise<void> | undefined {
+  const where = { method: request.method, route: request.routeOptions.url ?? null };
+  const at = { clientIp: request.ip, requestId: String(request.id) };
+  if (caller.actorType === 'user') {
+    return name === 'step_up_required' ? deps.events?.record(userEvent(name, at, { userId: caller.actorId, tenantId: caller.homeId }, { ...details, ...where })) : undefined;
+  }
+  return name === 'step_up_required' ? undefined : deps.events?.record({ ...at, name, clientId: caller.actorId, tenantId: caller.homeId, details: { ...details, ...where } });
+}
+
+/** Throws `refusal` once its audit entry (if any) is written. */
+async function refuse(recorded: Promise<void> | undefined, refusal: ApiError): Promise<never> {
+  await recorded;
+  throw refusal;
 }
 
 const grantedByClaims = new WeakMap<AccessTokenClaims, ReadonlySet<string>>();
@@ -135,29 +189,13 @@ function grantedCapabilities(claims: AccessTokenClaims): ReadonlySet<string> {
   return granted;
 }
 
-async function activeClient(clients: ClientDirectory, auth: Authenticated): Promise<ClientState> {
-  const client = await clients.get(auth.claims.client_id);
-  if (!client || client.disabled) {
-    throw authError('invalid_token', 'The client of this token is disabled or deleted', auth.scheme, 'invalid_token', { privateReason: `client ${auth.claims.client_id} inactive` });
-  }
-  return client;
-}
+const roleSets = new Map<Role, ReadonlySet<string>>();
 
-/** Step 4: the node the request acts in — the client's own, or `X-Tenant-Id` for system callers. */
-async function resolvePrincipal(tenants: TenantDirectory, auth: Authenticated, client: ClientState, granted: ReadonlySet<string>, request: FastifyRequest): Promise<Principal> {
-  const home = await tenants.resolve(client.tenantId);
-  if (!home) throw authError('invalid_token', 'The tenant of this client no longer exists', auth.scheme, 'invalid_token');
-  let scope: TenantScope = home;
-  const target = request.headers['x-tenant-id'];
-  if (target !== undefined) {
-    if (home.level !== 'system') throw new ApiError('tenant_forbidden', 'Only system-level clients may act in another tenant with X-Tenant-Id');
-    const resolved = typeof target === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(target) ? await tenants.resolve(target) : undefined;
-    if (!resolved) throw new ApiError('validation_failed', 'X-Tenant-Id does not name an existing tenant node', { errors: [{ field: 'X-Tenant-Id', message: 'unknown tenant node' }] });
-    scope = resolved;
+function roleSet(role: Role): ReadonlySet<string> {
+  let set = roleSets.get(role);
+  if (!set) {
+    set = new Set(roleCapabilities[role]);
+    roleSets.set(role, set);
   }
-  return clientPrincipal(client, granted, home, scope);
-}
-
-function clientPrincipal(client: ClientState, granted: ReadonlySet<string>, home: TenantScope, scope: TenantScope): Principal {
-  return Object.freeze({ actorType: 'client', actorId: client.clientId, capabilities: granted, home, scope, unrestricted: false });
+  return set;
 }

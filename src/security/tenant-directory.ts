@@ -39,10 +39,10 @@ export class TenantDirectory {
     return scope;
   }
 
-  /** The scope of a node already resolved (the root always), without a database read; `undefined` otherwise (then {@link resolve}). */
-  cached(nodeId: string | null): TenantScope | undefined {
+  /** {@link resolve} without a promise for the root and for a node already resolved (the common request). */
+  lookup(nodeId: string | null): TenantScope | undefined | Promise<TenantScope | undefined> {
     if (nodeId === null || nodeId === 'system') return systemScope;
-    return this.cache.get(nodeId);
+    return this.cache.get(nodeId) ?? this.resolve(nodeId);
   }
 
   /** Drops a node (after its deletion committed). */

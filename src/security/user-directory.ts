@@ -43,6 +43,11 @@ export class UserDirectory {
     });
   }
 
+  /** {@link get} without a promise while this directory holds the user fresh. */
+  lookup(userId: string): UserState | undefined | Promise<UserState | undefined> {
+    return this.cache.peek(userId) ?? this.get(userId);
+  }
+
   /** The live users of a tenant with this e-mail address or phone number (case-insensitive e-mail). */
   async findByDestination(tenantId: string, channel: 'email' | 'sms', destination: string): Promise<UserState | undefined> {
     // E-mail addresses are matched without regard to case (`destination` arrives lower-cased).

@@ -4,9 +4,8 @@ import type { AccessTokenVerifier } from '../security/access-token.js';
 import { issueAccessToken } from '../security/access-token.js';
 import type { ClientDirectory, ClientState } from '../security/client-directory.js';
 import { verifyClientAssertion } from '../security/client-assertion.js';
-import { verifyDpopProof } from '../security/dpop.js';
-import type { DpopNonces } from '../security/dpop.js';
-import { OAuthError, TokenError } from '../security/oauth-error.js';
+import type { DpopVerifier } from '../security/dpop.js';
+import { OAuthError } from '../security/oauth-error.js';
 import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
@@ -41,7 +40,8 @@ export interface TokenServiceOptions {
   readonly tokenEndpoint: string;
   readonly lifetimeSeconds: number;
   readonly clockSkewSeconds: number;
-  readonly nonces?: DpopNonces;
+  /** Judges the request's DPoP proof (the API's verifier too). */
+  readonly dpop: DpopVerifier;
   /** Audit trail of issued and refused tokens. */
   readonly events?: SecurityEvents;
   /** Milliseconds, like every clock in the service; JWT times are its seconds. */
@@ -103,12 +103,10 @@ export class TokenService {
       clockSkewSeconds: this.options.clockSkewSeconds,
       findKey: (kid) => findClientKey(this.options.database.db, clientId, kid),
     });
-    const dpop = request.dpopProof === undefined ? undefined : await this.checkProof(request.dpopProof, now);
+    const dpop = request.dpopProof === undefined ? undefined : await this.options.dpop.checkTokenRequestProof(request.dpopProof, now);
     const scope = grantScope(fields.get('scope'), client.capabilities);
 
-    if (dpop && !(await this.options.replay.claim('dpop', `${dpop.jkt}:${dpop.jti}`, dpop.iat + 2 * this.options.clockSkewSeconds + 1, now))) {
-      throw new OAuthError('invalid_dpop_proof', 'dpop proof jti replayed');
-    }
+    if (dpop) await this.options.dpop.claimTokenRequestProof(dpop, now);
     // Keyed on (iss, jti), never the token bytes: ECDSA signatures are malleable, so a
     // re-encoded signature must not make a used assertion look new.
     if (!(await this.options.replay.claim('client_assertion', `${clientId}:${verified.jti}`, verified.exp + this.options.clockSkewSeconds, now))) {
@@ -125,24 +123,6 @@ export class TokenService {
     );
     this.options.verifier.remember(token, claims, now);
     return { access_token: token, token_type: dpop ? 'DPoP' : 'Bearer', expires_in: this.options.lifetimeSeconds, scope };
-  }
-
-  private async checkProof(proof: string, now: number) {
-    const { nonces } = this.options;
-    try {
-      return await verifyDpopProof(proof, {
-        method: 'POST',
-        url: this.options.tokenEndpoint,
-        now,
-        iatWindowSeconds: this.options.clockSkewSeconds,
-        ...(nonces ? { nonce: (n: string) => nonces.isValid(n, now) } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof TokenError)) throw error;
-      // RFC 9449 §8: the refusal carries the nonce to retry with.
-      if (error.code === 'use_dpop_nonce' && nonces) throw new OAuthError('use_dpop_nonce', error.privateReason, { headers: { 'dpop-nonce': nonces.issue(now) } });
-      throw new OAuthError('invalid_dpop_proof', error.privateReason);
-    }
   }
 }
 

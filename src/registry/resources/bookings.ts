@@ -8,8 +8,8 @@ export const bookings = defineResource({
   operations: ['list', 'read', 'create', 'update', 'delete'],
   indexes: [['status', 'start_time'], ['product_id', 'start_time']],
   // Holdings of a product over a time range, of every tenant (capacity and availability):
-  // covering, so the scan never visits the table.
-  crossTenantIndexes: { bookings_holdings_idx: ['product_id', 'start_time', 'end_time', 'status', 'quantity', '_id'] },
+  // covering, so the scan never visits the table (`deleted_at` included for SQLite: 0019).
+  crossTenantIndexes: { bookings_holdings_idx: ['product_id', 'start_time', 'end_time', 'status', 'quantity', '_id', 'deleted_at'] },
   fields: {
     product_id: { type: 'reference', references: 'products', description: 'Booked product.', required: true, immutable: true, filterable: true, sortable: true, gdpr: 'none' },
     user_id: { type: 'reference', references: 'users', description: 'End user the booking is for.', nullable: true, filterable: true, gdpr: 'pseudonymous' },

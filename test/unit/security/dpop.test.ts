@@ -1,8 +1,11 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { computeAth, DpopNonces, normaliseHtu, verifyDpopProof, type DpopProofOptions } from '../../../src/security/dpop.js';
-import { TokenError } from '../../../src/security/oauth-error.js';
+import { ApiError } from '../../../src/http/errors.js';
+import { computeAth, DpopVerifier, normaliseHtu, verifyDpopProof, type DpopProofOptions } from '../../../src/security/dpop.js';
+import { DpopNonces } from '../../../src/security/dpop-nonces.js';
+import { OAuthError, TokenError } from '../../../src/security/oauth-error.js';
+import { MemoryReplayStore } from '../../../src/security/replay-store.js';
 import { b64url, signCompact, withSignature } from './jws-helpers.js';
 
 const now = 1_800_000_000;
@@ -61,10 +64,10 @@ describe('verifyDpopProof: valid proofs', () => {
     expect(result).toEqual({ jkt: await calculateJwkThumbprint(key.jwk, 'sha256'), jti: 'proof-1', iat: now });
   });
 
-  it('accepts ath and cnf.jkt that match', async () => {
+  it('accepts an ath that matches', async () => {
     const jkt = await calculateJwkThumbprint(es256.jwk, 'sha256');
     const token = proof({ ath: computeAth(accessToken) });
-    await expect(verifyDpopProof(token, options({ accessToken, expectedJkt: jkt }))).resolves.toMatchObject({ jkt });
+    await expect(verifyDpopProof(token, options({ accessToken }))).resolves.toMatchObject({ jkt });
   });
 
   it('ignores query and fragment and normalises case, default ports and percent-encoding', async () => {
@@ -151,10 +154,6 @@ describe('verifyDpopProof: claims', () => {
     await expectRefused(verifyDpopProof(proof(), options({ accessToken })), 'ath missing');
     await expectRefused(verifyDpopProof(proof({ ath: computeAth('another token') }), options({ accessToken })), 'ath does not match');
   });
-
-  it('refuses a proof key other than the token binding', async () => {
-    await expectRefused(verifyDpopProof(proof(), options({ expectedJkt: await calculateJwkThumbprint(proofKey('ES256').jwk) })), 'cnf.jkt');
-  });
 });
 
 describe('verifyDpopProof: server nonces', () => {
@@ -174,6 +173,66 @@ describe('verifyDpopProof: server nonces', () => {
     const check = (value: string): boolean => nonces.isValid(value, now);
     await expect(verifyDpopProof(proof({ nonce }), options({ nonce: check }))).resolves.toBeDefined();
     await expectRefused(verifyDpopProof(proof({ nonce: `${nonce}x` }), options({ nonce: check })), 'nonce invalid', 'use_dpop_nonce');
+  });
+});
+
+describe('DpopVerifier', () => {
+  const origin = 'https://api.example.com';
+  const tokenEndpoint = `${origin}/v1/auth/token`;
+  const path = '/v1/bookings/?page=2';
+  const verifier = (nonces?: DpopNonces) => new DpopVerifier({ replay: new MemoryReplayStore(), origin, tokenEndpoint, clockSkewSeconds: 60, ...(nonces ? { nonces } : {}) });
+  const tokenProof = (payload: Record<string, unknown> = {}) => proof({ htm: 'POST', htu: tokenEndpoint, ...payload });
+  const bound = async (payload: Record<string, unknown> = {}, key: ProofKey = es256) => ({
+    method: 'GET',
+    url: path,
+    proof: proof({ ath: computeAth(accessToken), ...payload }, {}, key),
+    accessToken,
+    jkt: await calculateJwkThumbprint(es256.jwk, 'sha256'),
+  });
+  const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+  const challengeOf = (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, challenge: error.headers['www-authenticate'], nonce: error.headers['dpop-nonce'] !== undefined } : error);
+
+  it('checks a token-request proof without using it up, and refuses the second claim', async () => {
+    const dpop = verifier();
+    const checked = await dpop.checkTokenRequestProof(tokenProof({ jti: 'once' }), now);
+    expect((await dpop.checkTokenRequestProof(tokenProof({ jti: 'once' }), now)).jti).toBe('once');
+    await dpop.claimTokenRequestProof(checked, now);
+    const replayed = await caught(dpop.claimTokenRequestProof(checked, now));
+    expect(replayed).toBeInstanceOf(OAuthError);
+    expect(replayed).toMatchObject({ error: 'invalid_dpop_proof', privateReason: 'dpop proof jti replayed' });
+  });
+
+  it('words token-request refusals as OAuth errors, with a fresh nonce when one is wanted', async () => {
+    expect(await caught(verifier().checkTokenRequestProof(tokenProof({ htm: 'GET' }), now))).toMatchObject({ error: 'invalid_dpop_proof', headers: {} });
+    const nonces = new DpopNonces({ secret: 'n'.repeat(32) });
+    const refused = await caught(verifier(nonces).checkTokenRequestProof(tokenProof(), now));
+    expect(refused).toBeInstanceOf(OAuthError);
+    expect((refused as OAuthError).error).toBe('use_dpop_nonce');
+    expect(nonces.isValid(String((refused as OAuthError).headers['dpop-nonce']), now)).toBe(true);
+  });
+
+  it('accepts a bound request once: the replay is invalid_dpop_proof', async () => {
+    const dpop = verifier();
+    const request = await bound();
+    await dpop.verifyBoundRequest(request, now);
+    expect(challengeOf(await caught(dpop.verifyBoundRequest(request, now)))).toEqual({ status: 401, code: 'invalid_token', challenge: expect.stringContaining('error="invalid_dpop_proof"'), nonce: false });
+  });
+
+  it('answers a missing proof and a bad one with invalid_dpop_proof, a proof by another key with invalid_token', async () => {
+    const dpop = verifier();
+    const invalidProof = { status: 401, code: 'invalid_token', challenge: expect.stringMatching(/^DPoP realm="booking-api", error="invalid_dpop_proof", algs="/), nonce: false };
+    expect(challengeOf(await caught(dpop.verifyBoundRequest({ ...(await bound()), proof: undefined }, now)))).toEqual(invalidProof);
+    expect(challengeOf(await caught(dpop.verifyBoundRequest({ ...(await bound()), proof: ['a', 'b'] }, now)))).toEqual(invalidProof);
+    expect(challengeOf(await caught(dpop.verifyBoundRequest(await bound({ htu: `${origin}/v1/orders/` }), now)))).toEqual(invalidProof);
+    expect(challengeOf(await caught(dpop.verifyBoundRequest(await bound({}, proofKey('ES256')), now)))).toEqual({ ...invalidProof, challenge: expect.stringMatching(/^DPoP realm="booking-api", error="invalid_token", algs="/) });
+  });
+
+  it('asks a bound request for a nonce, and accepts the retry', async () => {
+    const nonces = new DpopNonces({ secret: 'n'.repeat(32) });
+    const dpop = verifier(nonces);
+    const refused = await caught(dpop.verifyBoundRequest(await bound({ jti: 'first' }), now));
+    expect(challengeOf(refused)).toEqual({ status: 401, code: 'invalid_token', challenge: expect.stringContaining('error="use_dpop_nonce"'), nonce: true });
+    await expect(dpop.verifyBoundRequest(await bound({ jti: 'retry', nonce: (refused as ApiError).headers['dpop-nonce'] }), now)).resolves.toBeUndefined();
   });
 });
 
