@@ -6,9 +6,19 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    languageOptions: {
+      // Type-aware rules: each file is checked against the tsconfig.json nearest to it
+      // (the root one, admin/ and packages/client/ have their own).
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // A promise nobody awaits loses its rejection: the error reaches no handler, no
+      // response and (on Node 20) crashes the process as an unhandled rejection.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
       'no-console': ['error', { allow: ['error'] }],
     },
   },

@@ -3,7 +3,7 @@
  *
  * WebCrypto runs every signature and verification on libuv's pool. libuv's default of 4
  * threads on a 2-core machine crowds out the main thread, which parses, routes and answers
- * every request (token-bearer 744 → 836 req/s on 2 cores, see BENCHMARKS.md). libuv reads
+ * every request (BENCHMARKS.md has the token-bearer figures). libuv reads
  * `UV_THREADPOOL_SIZE` once, when the pool first starts, and loading ES modules already
  * starts it; this file is CommonJS so that it runs before any of that.
  */
@@ -16,7 +16,11 @@ function threadPoolSize(configured: string | undefined, cores: number): string {
 
 if (require.main === module) {
   process.env.UV_THREADPOOL_SIZE = threadPoolSize(process.env.UV_THREADPOOL_SIZE, os.availableParallelism());
-  void import('./main.js');
+  // main.ts reports its own start-up failures; this catches a module that cannot even load.
+  import('./main.js').catch((error: unknown) => {
+    console.error('startup failed:', error);
+    process.exitCode = 1;
+  });
 }
 
 export = { threadPoolSize };

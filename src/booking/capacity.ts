@@ -56,8 +56,8 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
 /**
  * The ids among `holdings` the caller may read (another tenant's bookings stay unnamed), by
  * start time. A primary-key lookup, sorted here: an ORDER BY in the query let SQLite's
- * planner walk the tenant's whole start-time index instead (hundreds of ms inside the
- * product lock at 100 000 bookings).
+ * planner walk the tenant's whole start-time index instead, which grows with the tenant's
+ * bookings and ran inside the product lock.
  */
 async function readableIds(unit: UnitOfWork, holdings: readonly Holding[]): Promise<string[]> {
   if (holdings.length === 0) return [];

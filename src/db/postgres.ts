@@ -42,8 +42,8 @@ const isoStyle = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+
 
 /**
  * A `timestamptz` as the API's ISO string, truncated to milliseconds like `Date`.
- * `new Date()` on PostgreSQL's format takes V8's slow legacy parser (11 % of a list
- * request's CPU), so the text is rearranged here. UTC text (`…:SS[.ffffff]+00`, the common
+ * `new Date()` on PostgreSQL's format takes V8's slow legacy parser (a visible share of a
+ * list request's CPU), so the text is rearranged here. UTC text (`…:SS[.ffffff]+00`, the common
  * case) is sliced without a regex, which allocated a dozen captures per value; other
  * offsets are read with {@link isoStyle}; anything else (years before 1000, BC, infinity)
  * still goes through `Date`.
@@ -300,11 +300,11 @@ function listenForChanges(connectionString: string, changes: ChangeFeed): { stop
     if (stopped || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      void connect();
+      void connect(); // connect() turns its own failures into the next retry
     }, 1000);
     retry.unref();
   };
-  void connect();
+  void connect(); // in the background: until it succeeds, caches rely on their TTL
   return {
     async stop() {
       stopped = true;

@@ -40,7 +40,7 @@ const reading = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
 
 /**
  * The local wall-clock reading in `zone` at `instant`, as wall ms. Parsed from `format`
- * rather than `formatToParts`, which takes five times as long (slots call this per day).
+ * rather than `formatToParts`, which takes several times as long (slots call this per day).
  */
 export function wallClock(zone: string, instant: number): number {
   const match = reading.exec(formatter(zone).format(instant));

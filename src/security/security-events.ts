@@ -118,8 +118,8 @@ function newBatch(): Batch {
  * instead: {@link auditInUnit}). A write starts at the end of the current event-loop turn (`setImmediate`), so every event recorded in that turn
  * shares it; events arriving while a write is in flight form the next batch (one
  * transaction, one multi-row INSERT per 200 events). On SQLite a write finishes within
- * the turn it starts in, so without the wait nearly every token paid a commit of its own
- * (12 % of the main thread's time at 2,000 tokens/s). {@link record} resolves once its event is
+ * the turn it starts in, so without the wait nearly every token paid a commit of its own, a
+ * large share of the main thread under token load. {@link record} resolves once its event is
  * committed, and callers answer the request only then — so an answered request's event
  * survives a crash, and under load many requests share one write. A failed write is
  * logged, never turned into a failure of the request it describes: a refusal stands
