@@ -12,7 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { compactVerify, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import type { CryptoKey } from 'jose';
-import { openLibcryptoEs512Signer } from '../src/security/libcrypto-es512-signer.js';
+import { chooseEs512Signer } from '../src/security/libcrypto-es512-signer.js';
 import { es256Key, signEs256 } from './jws.js';
 
 export interface CryptoRate {
@@ -92,8 +92,9 @@ const [tokenHead = '', tokenBody = ''] = accessToken.split('.');
 const tokenInput = Buffer.from(`${tokenHead}.${tokenBody}`);
 const nodeTokenSignature = sign('sha512', tokenInput, { key: nodeEs512.privateKey, dsaEncoding: 'ieee-p1363' });
 
-const opened = await openLibcryptoEs512Signer();
-const libcrypto = 'signer' in opened ? opened.signer : undefined;
+// The service's own choice: the system libcrypto where `auto` takes it, else none to measure.
+const { signer: chosen } = await chooseEs512Signer('auto');
+const libcrypto = chosen.name === 'libcrypto' ? chosen : undefined;
 
 const report: CryptoLimitReport = {
   seconds,

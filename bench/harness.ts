@@ -15,6 +15,8 @@ import type { LoadSpec, PhaseResult } from './load.js';
 import type { BenchOptions } from './options.js';
 import { cpuSeconds } from './cpu-time.js';
 import { processTree, RssSampler } from './rss-sampler.js';
+import { heapProbeFlags, settledMemory } from './settled-memory.js';
+import type { SettledMemory } from './settled-memory.js';
 import type { ServiceEntry } from './service-entry.js';
 
 export interface BenchContext {
@@ -40,6 +42,13 @@ export interface ScenarioResult {
   readonly p99: number;
   readonly peakRssMb: number | null;
   /**
+   * Resident set after a full garbage collection at the end of the measured phase: the
+   * figure the memory target is judged on (null: not measured, e.g. a cluster).
+   */
+  readonly settledRssMb?: number | null;
+  /** V8 heap in use after that collection. */
+  readonly settledHeapMb?: number | null;
+  /**
    * Server CPU time (all threads, user + system) per successful request, in ms: less
    * sensitive than req/s to other load on the machine; null where /proc is missing.
    */
@@ -59,12 +68,17 @@ export interface Prepared {
 
 export const toMb = (bytes: number | null) => (bytes === null ? null : Math.round((bytes / 1_048_576) * 10) / 10);
 
+/** A service the benchmark started; a single process can report its memory after a full collection. */
+export interface ServiceProcess extends ServerProcess {
+  readonly settle?: () => Promise<SettledMemory | null>;
+}
+
 /** Starts the service (or a cluster of `workers`) and waits for `/ready`. */
-export async function startService(ctx: BenchContext, workers?: number): Promise<ServerProcess> {
+export async function startService(ctx: BenchContext, workers?: number): Promise<ServiceProcess> {
   const { entry } = ctx;
-  const server =
+  const server: ServiceProcess =
     workers === undefined
-      ? startNode([...entry.execArgv, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin)
+      ? withSettle(startNode([...entry.execArgv, ...heapProbeFlags, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin))
       : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin);
   try {
     await server.waitReady('/ready');
@@ -75,8 +89,20 @@ export async function startService(ctx: BenchContext, workers?: number): Promise
   return server;
 }
 
-/** Warm-up and measured phase against `server` while sampling the RSS of `pids`. */
-export async function measure(ctx: BenchContext, name: string, prepared: Prepared, pids: () => readonly number[]): Promise<ScenarioResult> {
+function withSettle(server: ServerProcess): ServiceProcess {
+  return { ...server, settle: () => settledMemory(server.pid) };
+}
+
+/** The settled-memory fields of a result. */
+export function settledFields(settled: SettledMemory | null | undefined): Pick<ScenarioResult, 'settledRssMb' | 'settledHeapMb'> {
+  return { settledRssMb: toMb(settled?.rss ?? null), settledHeapMb: toMb(settled?.heapUsed ?? null) };
+}
+
+/**
+ * Warm-up and measured phase against `server` while sampling the RSS of `pids`; then,
+ * with `settle`, the memory left after a full collection.
+ */
+export async function measure(ctx: BenchContext, name: string, prepared: Prepared, pids: () => readonly number[], settle?: () => Promise<SettledMemory | null>): Promise<ScenarioResult> {
   const sampler = new RssSampler(pids);
   sampler.start();
   let phase: PhaseResult;
@@ -95,9 +121,10 @@ export async function measure(ctx: BenchContext, name: string, prepared: Prepare
   } finally {
     peak = sampler.stop();
   }
+  const settled = await settle?.();
   if (phase.non2xx > 0 || phase.errors > 0) console.error(`  ${name}: ${phase.non2xx} non-2xx, ${phase.errors} errors (status codes ${JSON.stringify(phase.statusCodes)})`);
   if (phase.exhausted) console.error(`  ${name}: the pre-built request pool ran out after ${phase.seconds} s; raise the pool or shorten --duration`);
-  return { scenario: name, rps: phase.rps, p50: phase.p50, p99: phase.p99, peakRssMb: toMb(peak), cpuMsPerRequest: cpuMs, phase, extra: prepared.extra ?? {} };
+  return { scenario: name, rps: phase.rps, p50: phase.p50, p99: phase.p99, peakRssMb: toMb(peak), ...settledFields(settled), cpuMsPerRequest: cpuMs, phase, extra: prepared.extra ?? {} };
 }
 
 /** The common case: one service process, prepared and measured, then stopped. */
@@ -106,7 +133,7 @@ export async function runAgainstService(ctx: BenchContext, name: string, prepare
   try {
     const prepared = await prepare();
     const pids = workers === undefined ? () => [server.pid] : () => processTree(server.pid);
-    return await measure(ctx, name, prepared, pids);
+    return await measure(ctx, name, prepared, pids, server.settle);
   } finally {
     await server.stop();
   }

@@ -52,6 +52,19 @@ export function serviceTokenFloor(crypto: CryptoLimitReport | null | undefined):
 /** Issue 25: `get-bearer-traced` ÷ `get-bearer` req/s, i.e. tracing adds at most 15 % per request (1 ÷ 1.15). */
 export const tracingTarget = 0.87;
 
+/**
+ * Issue 16's memory figure, judged since issue 27 on the resident set after a full garbage
+ * collection at the end of each scenario (bench/settled-memory.ts): the highest over the
+ * run's scenarios must stay below it. Peak RSS, garbage included, is still reported.
+ */
+export const settledMemoryTarget = 200;
+
+/** The highest resident set after a full collection among `results`, MB (null: none measured). */
+export function highestSettledRss(results: readonly ScenarioResult[]): number | null {
+  const measured = results.map((r) => r.settledRssMb).filter((mb): mb is number => typeof mb === 'number');
+  return measured.length === 0 ? null : Math.max(...measured);
+}
+
 /** Whether `value` meets `target` of `kind`, on `database` (null: no value, or not judged there). */
 function judge(value: number | null, target: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>, database: BenchOptions['database']): boolean | null {
   if (value === null || (target.judgedOn !== undefined && target.judgedOn !== database)) return null;
@@ -74,6 +87,7 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
     // Issue 25: tracing on costs ≤ 15 % per request, i.e. traced req/s ≥ 1 ÷ 1.15 ≈ 0.87 of untraced.
     { name: 'get-bearer-traced ÷ get-bearer', value: divide(byName(results, 'get-bearer-traced')?.rps, byName(results, 'get-bearer')?.rps), target: tracingTarget, kind: 'at-least' },
     ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
+    { name: 'RSS MB after full GC (highest)', value: highestSettledRss(results), target: settledMemoryTarget, kind: 'below' },
   ];
   return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
 }
@@ -169,7 +183,7 @@ function verdict(r: Pick<Ratio, 'met'>): string {
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  const line = (r: readonly string[]) => `| ${r.map((c, i) => (i >= 1 && i <= 5 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => (i >= 1 && i <= 6 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
   const [head, ...body] = rows;
   return [line(head ?? []), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
 }
@@ -177,11 +191,11 @@ function table(rows: readonly (readonly string[])[]): string {
 const num = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 
 export function formatReport(report: RunReport): string {
-  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'ratio vs reference']];
+  const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'RSS after GC MB', 'CPU ms/req', 'ratio vs reference']];
   const { crypto } = report;
   if (crypto) {
     const floor = crypto.tokenFloor;
-    const ref = (label: string, value: number | null, note = '') => rows.push([label, num(value), '–', '–', '–', '–', note]);
+    const ref = (label: string, value: number | null, note = '') => rows.push([label, num(value), '–', '–', '–', '–', '–', note]);
     const libcrypto = floor.libcrypto?.concurrent;
     if (libcrypto) ref(`crypto floor: token, jose ES256 + libcrypto ES512 (${crypto.concurrency} in flight)`, libcrypto, 'reference (the service\'s signer)');
     ref(`crypto${libcrypto ? '' : ' floor'}: token, jose (${crypto.concurrency} in flight)`, floor.jose.concurrent, libcrypto ? 'oidc-provider\'s crypto' : 'reference');
@@ -201,7 +215,7 @@ export function formatReport(report: RunReport): string {
       failed > 0 ? `${failed} failed requests not counted` : '',
       result.phase?.exhausted ? 'request pool ran out' : '',
     ];
-    rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
+    rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.settledRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
   }
   const out = [
     `Booking service benchmark — ${report.date}, ${report.database}, ${report.service}`,

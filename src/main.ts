@@ -4,9 +4,8 @@ import { loadConfig } from './config/config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openDatabase } from './db/open-database.js';
 import { acquireDataDirLock } from './db/data-dir-lock.js';
-import { chooseEs512Signer } from './security/es512-signer.js';
+import { chooseEs512Signer } from './security/libcrypto-es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
-import { boundHeapGrowth } from './heap-growth.js';
 import { packageInfo } from './observability/package-info.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
@@ -22,7 +21,6 @@ async function main(): Promise<void> {
   const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'server');
   if (lock) process.on('exit', () => lock.release());
   const database = openDatabase(config);
-  const heapGrowth = boundHeapGrowth(database.dialect.name);
   const report = await migrateToLatest(database);
   // ES512_SIGNER=libcrypto without a usable system library stops the boot here.
   const { signer, fallbackReason } = await chooseEs512Signer(config.es512Signer);
@@ -32,7 +30,7 @@ async function main(): Promise<void> {
   const app = await buildApp(config, { database, keys, ...(tracing ? { tracing } : {}) });
   const log = app.server.log;
   if (tracing) log.info({ endpoint: config.otelExporterOtlpEndpoint }, 'traces exported over OTLP/HTTP');
-  log.info({ storage: database.dialect.name, migrationsApplied: report.applied, ...(heapGrowth ? { v8Flags: [heapGrowth] } : {}) }, 'database ready');
+  log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
   for (const warning of (await database.startupWarnings?.()) ?? []) log.warn({ storage: database.dialect.name }, warning);
   if (fallbackReason === undefined) log.info({ es512Signer: signer.name }, `access tokens signed by ${signer.description}`);
   else log.warn({ es512Signer: signer.name, reason: fallbackReason }, `access tokens signed by ${signer.description}, the slower fallback`);

@@ -8,7 +8,7 @@ import { seedAuditEntries } from '../bulk-seed.js';
 import { cpuSeconds } from '../cpu-time.js';
 import { measureStreams } from '../stream-load.js';
 import type { StreamResult } from '../stream-load.js';
-import { startService, toMb } from '../harness.js';
+import { settledFields, startService, toMb } from '../harness.js';
 import type { BenchContext, ScenarioResult } from '../harness.js';
 import { fetchToken } from '../oauth-requests.js';
 import { residentBytes, RssSampler } from '../rss-sampler.js';
@@ -43,6 +43,7 @@ export async function auditExportScenario(ctx: BenchContext): Promise<ScenarioRe
     } finally {
       peak = sampler.stop();
     }
+    const settled = await server.settle?.();
     if (streams.entriesPerExport !== options.rows) throw new Error(`audit-export: ${streams.entriesPerExport} entries exported, expected ${options.rows}`);
     return {
       scenario: 'audit-export',
@@ -50,6 +51,7 @@ export async function auditExportScenario(ctx: BenchContext): Promise<ScenarioRe
       p50: streams.p50,
       p99: streams.p99,
       peakRssMb: toMb(peak),
+      ...settledFields(settled),
       cpuMsPerRequest: cpuMs,
       phase: null,
       extra: {

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { notNow } from '../db/direct-read.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { RateLimitGroup } from './rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
@@ -103,11 +102,6 @@ export interface ActionDef {
   readonly schemas: ActionSchemas;
   /** What it does: one unit of work for writes (see `src/data/unit-of-work.ts`). */
   run(input: ActionInput, services: ActionServices): Promise<ActionResult>;
-  /**
-   * Optionally, the same action answered without a promise, or {@link notNow} when it has
-   * to wait (then `run` runs): for hot reads, where the promise hops cost more than the work.
-   */
-  runNow?(input: ActionInput, services: ActionServices): ActionResult | typeof notNow;
 }
 
 /** The `<resource>.<name>` key of an action (CLI and logs). */

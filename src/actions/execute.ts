@@ -1,4 +1,3 @@
-import { notNow } from '../db/direct-read.js';
 import { ApiError } from '../http/errors.js';
 import { hasCapability } from '../core/principal.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
@@ -22,18 +21,6 @@ function checkCall(action: ActionDef, input: ActionInput): void {
  */
 export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices): Promise<ActionResult> {
   checkCall(action, input);
-  return action.run(input, services);
-}
-
-/**
- * {@link executeAction} with the same checks, answered without a promise when the
- * action can (`runNow`), otherwise its promise: the HTTP handler sends either.
- */
-export function executeActionNow(action: ActionDef, input: ActionInput, services: ActionServices): ActionResult | Promise<ActionResult> {
-  checkCall(action, input);
-  if (action.runNow) {
-    const now = action.runNow(input, services);
-    if (now !== notNow) return now;
-  }
-  return action.run(input, services);
+  // Awaited, not returned: resolving an async function with a promise takes extra microtask turns.
+  return await action.run(input, services);
 }

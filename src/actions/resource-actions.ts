@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { notNow } from '../db/direct-read.js';
 import { storedFields } from '../db/schema.js';
 import { hiddenFields } from '../derive/field-access.js';
 import { resourceOperation } from '../derive/openapi/resource-operations.js';
@@ -61,9 +60,8 @@ function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['sche
 const administrative: ReadonlySet<string> = new Set(['api-clients', 'tenants', 'webhooks', 'legal-holds', 'retention-policies', 'users']);
 
 /** The declaration fields every collection operation shares. */
-function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run'], runNow?: ActionDef['runNow']): ActionDef {
+function declare(resource: ResourceDef, op: Operation, method: HttpMethod, path: string, run: ActionDef['run']): ActionDef {
   return {
-    ...(runNow ? { runNow } : {}),
     resource: resource.name,
     name: op,
     method,
@@ -103,9 +101,6 @@ export function resourceActions(resource: ResourceDef): ActionDef[] {
     read: () => declare(resource, 'read', 'GET', item, async (input, { resources }) => {
       const { record, etag } = await resources.read(input.context, resource, idOf(input, resource));
       return { status: 200, headers: { etag }, body: record };
-    }, (input, { resources }) => {
-      const now = resources.readNow(input.context, resource, idOf(input, resource));
-      return now === notNow ? notNow : { status: 200, headers: { etag: now.etag }, body: now.record };
     }),
     update: () => declare(resource, 'update', 'PATCH', item, async (input, { resources }) => {
       const { record, etag } = await resources.update(input.context, resource, idOf(input, resource), input.ifMatch, input.body);

@@ -100,16 +100,6 @@ export class ScopedQueries {
     return rows[0];
   }
 
-  /**
-   * {@link find} (no lock) answered at once, or {@link notNow} when it would have to wait
-   * (no compiled find for this principal, or the database cannot read right now): lets a
-   * read by id skip every promise when SQLite is idle.
-   */
-  findNow(resource: ResourceDef, id: string): Row | undefined | typeof notNow {
-    const compiled = this.compiledFind(resource, undefined);
-    return compiled ? readFirstNow(this.db, compiled.sql, withId(compiled, id)) : notNow;
-  }
-
   private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
     const query = this.scoped(resource).selectAll().where('_id', '=', id as string);
     return lock ? withRowLock(query, this.dialect, lock) : query;

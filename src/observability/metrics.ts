@@ -1,6 +1,12 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/dialect.js';
-import { RequestStats, requestCounter, requestDurations } from './request-stats.js';
+import { RequestStats, requestMetricsRegistry } from './request-stats.js';
+
+/** The two request metrics, filled from the request stats when scraped. */
+const requestMetricNames = {
+  counter: { name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.' },
+  histogram: { name: 'http_request_duration_seconds', help: 'Time from receiving a request to finishing its response, by method, route pattern and status.' },
+} as const;
 
 /** Route label of a request no route matched (404, 405): one value, whatever the URL. */
 export const unmatchedRoute = 'unmatched';
@@ -20,7 +26,7 @@ export interface MetricsOptions {
  * Callers record through the methods; `/metrics` renders {@link Metrics.render}.
  */
 export class Metrics {
-  readonly registry = new Registry();
+  readonly #registry = new Registry();
   readonly #requestStats = new RequestStats([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   readonly #tokensIssued: Counter;
   readonly #tokensRefused: Counter<'reason'>;
@@ -33,14 +39,7 @@ export class Metrics {
   #processMetrics = false;
 
   constructor(options: MetricsOptions = {}) {
-    const registers = [this.registry];
-    // Registered in `registry`; filled from the request stats when scraped.
-    requestCounter(this.#requestStats, { name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', registry: this.registry });
-    requestDurations(this.#requestStats, {
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to finishing its response, by method, route pattern and status.',
-      registry: this.registry,
-    });
+    const registers = [this.#registry];
     this.#tokensIssued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued by the token endpoint.', registers });
     this.#tokensRefused = new Counter({ name: 'tokens_refused_total', help: 'Token requests refused, by OAuth error code.', labelNames: ['reason'], registers });
     this.#rateLimitRefusals = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit, by endpoint group.', labelNames: ['group'], registers });
@@ -105,13 +104,13 @@ export class Metrics {
 
   /** Media type of {@link Metrics.render}'s output. */
   get contentType(): string {
-    return this.registry.contentType;
+    return this.#registry.contentType;
   }
 
   /** The Prometheus text exposition of every metric. */
   async render(): Promise<string> {
     this.startProcessMetrics();
-    return this.registry.metrics();
+    return Registry.merge([requestMetricsRegistry(this.#requestStats, requestMetricNames), this.#registry]).metrics();
   }
 
   /**
@@ -123,11 +122,11 @@ export class Metrics {
   startProcessMetrics(): void {
     if (this.#processMetrics) return;
     this.#processMetrics = true;
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.#registry });
   }
 
   #webhookGauges(queue: NonNullable<MetricsOptions['webhookQueue']>): void {
-    const registers = [this.registry];
+    const registers = [this.#registry];
     let last: Promise<{ depth: number; oldestAgeMs: number }> | undefined;
     // One query per scrape for both gauges.
     const read = () => (last ??= queue().finally(() => setTimeout(() => (last = undefined), 100)));
@@ -136,7 +135,7 @@ export class Metrics {
   }
 
   #poolGauges(poolStats: () => PoolStats): void {
-    const registers = [this.registry];
+    const registers = [this.#registry];
     // Read at scrape time; the numbers are plain property reads on the pool.
     const gauge = (name: string, help: string, key: keyof PoolStats) =>
       new Gauge({

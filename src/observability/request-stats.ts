@@ -1,5 +1,5 @@
-import { Counter, Histogram } from 'prom-client';
-import type { Registry } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
+import type { PrometheusContentType, Registry } from 'prom-client';
 
 type Label = 'method' | 'route' | 'status';
 type Labels = Readonly<Record<Label, string>>;
@@ -15,8 +15,8 @@ interface Entry {
 /**
  * Request counts and durations by method, route pattern and status, kept in nested maps
  * and handed to prom-client only when `/metrics` is scraped. prom-client's own `inc` and
- * `observe` validate and hash the label set on every call, which cost more per request
- * than the rest of the metrics together.
+ * `observe` validate and hash the label set on every call, which cost
+ * more per request than the rest of the metrics together.
  */
 export class RequestStats {
   readonly #routes = new Map<string, Map<string, Map<number, Entry>>>();
@@ -45,69 +45,51 @@ export class RequestStats {
   }
 }
 
-/** The request counter, filled from `stats` at each scrape. */
-export function requestCounter(stats: RequestStats, options: { name: string; help: string; registry: Registry }): Counter<Label> {
-  return new Counter<Label>({
-    name: options.name,
-    help: options.help,
-    labelNames: ['method', 'route', 'status'],
-    registers: [options.registry],
-    collect() {
-      this.reset();
-      for (const entry of stats.entries()) this.inc(entry.labels, entry.count);
-    },
-  });
+/** A metric as `Registry.getMetricsAsJSON()` gives it, the form `AggregatorRegistry.aggregate` reads. */
+interface MetricJson {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'histogram';
+  readonly aggregator: 'sum';
+  readonly values: readonly { readonly labels: Readonly<Record<string, string | number>>; readonly value: number; readonly metricName?: string }[];
 }
 
-type Exported = Awaited<ReturnType<Histogram<Label>['get']>>;
-
-/** One exported line: bucket lines carry `le`, the request labels ride along as shared labels. */
-interface Line {
-  readonly labels: Readonly<Record<string, string | number>>;
-  readonly sharedLabels: Labels;
-  readonly value: number;
-  readonly metricName: string;
+/**
+ * The request counter and duration histogram as of now, as a registry of their own for
+ * `Metrics.render` to merge with the others. prom-client's public API has no way to hand a
+ * histogram its bucket counts, so they go in as prom-client's metric JSON (what a `Counter`
+ * and a `Histogram` with these observations report) through `AggregatorRegistry.aggregate`,
+ * its public constructor of a registry from such JSON; prom-client writes the exposition.
+ */
+export function requestMetricsRegistry(stats: RequestStats, names: { readonly counter: MetricName; readonly histogram: MetricName }): Registry<PrometheusContentType> {
+  return AggregatorRegistry.aggregate<PrometheusContentType>([metricsJson(stats, names)]);
 }
 
-/** The request duration histogram, exported from `stats` in prom-client's own format. */
-class RequestDurations extends Histogram<Label> {
-  readonly #name: string;
-  readonly #help: string;
-
-  constructor(
-    private readonly stats: RequestStats,
-    options: { name: string; help: string; registry: Registry },
-  ) {
-    super({ name: options.name, help: options.help, labelNames: ['method', 'route', 'status'], buckets: [...stats.bounds], registers: [options.registry] });
-    this.#name = options.name;
-    this.#help = options.help;
+/** The two metrics in prom-client's JSON form (`Registry.getMetricsAsJSON()`). */
+function metricsJson(stats: RequestStats, names: { readonly counter: MetricName; readonly histogram: MetricName }): MetricJson[] {
+  const counts: MetricJson['values'][number][] = [];
+  const durations: MetricJson['values'][number][] = [];
+  const bucket = `${names.histogram.name}_bucket`;
+  for (const entry of stats.entries()) {
+    const labels = entry.labels;
+    counts.push({ labels, value: entry.count });
+    let cumulative = 0;
+    stats.bounds.forEach((le, index) => {
+      cumulative += entry.buckets[index] ?? 0;
+      durations.push({ labels: { le, ...labels }, value: cumulative, metricName: bucket });
+    });
+    durations.push({ labels: { le: '+Inf', ...labels }, value: entry.count, metricName: bucket });
+    durations.push({ labels, value: entry.sum, metricName: `${names.histogram.name}_sum` });
+    durations.push({ labels, value: entry.count, metricName: `${names.histogram.name}_count` });
   }
-
-  /** What the registry renders (it prefers this method to `get`). */
-  getForPromString(): Promise<{ name: string; help: string; type: 'histogram'; values: Line[]; aggregator: 'sum' }> {
-    const values: Line[] = [];
-    for (const entry of this.stats.entries()) {
-      const shared = entry.labels;
-      let cumulative = 0;
-      this.stats.bounds.forEach((bound, index) => {
-        cumulative += entry.buckets[index] ?? 0;
-        values.push({ labels: { le: bound }, sharedLabels: shared, value: cumulative, metricName: `${this.#name}_bucket` });
-      });
-      values.push({ labels: { le: '+Inf' }, sharedLabels: shared, value: entry.count, metricName: `${this.#name}_bucket` });
-      values.push({ labels: {}, sharedLabels: shared, value: entry.sum, metricName: `${this.#name}_sum` });
-      values.push({ labels: {}, sharedLabels: shared, value: entry.count, metricName: `${this.#name}_count` });
-    }
-    return Promise.resolve({ name: this.#name, help: this.#help, type: 'histogram', values, aggregator: 'sum' });
-  }
-
-  override async get(): Promise<Exported> {
-    const data = await this.getForPromString();
-    const values = data.values.map(({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } }));
-    return { ...data, values } as unknown as Exported;
-  }
+  return [
+    { ...names.counter, type: 'counter', aggregator: 'sum', values: counts },
+    { ...names.histogram, type: 'histogram', aggregator: 'sum', values: durations },
+  ];
 }
 
-/** The request duration histogram over `stats`. */
-export function requestDurations(stats: RequestStats, options: { name: string; help: string; registry: Registry }): Histogram<Label> {
-  return new RequestDurations(stats, options);
+/** A metric's name and help text. */
+export interface MetricName {
+  readonly name: string;
+  readonly help: string;
 }

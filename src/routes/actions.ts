@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { executeAction, executeActionNow } from '../actions/execute.js';
+import { executeAction } from '../actions/execute.js';
 import { compileInputs } from '../actions/input-schemas.js';
 import { actionKey } from '../actions/index.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
@@ -73,16 +73,10 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
       action: actionKey(action),
     },
     ...(action.schemas.response ? { schema: { response: action.schemas.response } } : {}),
-    // Not async: an action answered at once (`runNow`, a read by id on an idle SQLite) is
-    // sent in this call, without the promise hops; a thrown refusal reaches Fastify's error
-    // handler as a rejection would.
-    handler: (request, reply) => {
+    handler: async (request, reply) => {
       const key = request.headers['idempotency-key'];
       if (idempotent && key !== undefined) return runIdempotent(action, request, reply, services, keys, String(key));
-      const result = executeActionNow(action, actionInput(request, isPublic), services);
-      if (result instanceof Promise) return result.then((answer) => send(reply, answer));
-      send(reply, result);
-      return undefined;
+      return send(reply, await executeAction(action, actionInput(request, isPublic), services));
     },
   };
 }

@@ -1,5 +1,9 @@
 /**
- * ES512 signatures from the system's OpenSSL (`libcrypto.so.3`), called through koffi.
+ * ES512 signatures from the system's OpenSSL (`libcrypto.so.3`), called through koffi, and
+ * the choice between it and node:crypto (`ES512_SIGNER`): everything about the faster
+ * signer lives here, its checks and its fallback included, so the rest of the service only
+ * sees an {@link Es512Signer}. A machine without the library (or without koffi's binary)
+ * signs with node:crypto under `auto`, with the reason.
  *
  * Why: Node 20's bundled OpenSSL signs P-521 with generic code (~800 signatures/s on one
  * core here); Debian's build enables OpenSSL's 64-bit `ecp_nistp521.c`, a constant-time
@@ -18,7 +22,7 @@ import { createHash, createPublicKey, generateKeyPairSync, verify, type KeyObjec
 import { createRequire } from 'node:module';
 import type koffiModule from 'koffi';
 import { derToP1363 } from './der-to-p1363.js';
-import type { Es512Signer } from './es512-signer.js';
+import { nodeEs512Signer, type Es512Signer } from './es512-signer.js';
 
 type Koffi = typeof koffiModule;
 type Pointer = bigint;
@@ -29,7 +33,7 @@ interface Native<Args extends unknown[], R> {
 }
 
 /** The system OpenSSL 3 library, found by the dynamic loader's usual search. */
-export const systemLibcrypto = 'libcrypto.so.3';
+const systemLibcrypto = 'libcrypto.so.3';
 const NID_secp521r1 = 716;
 const OPENSSL_INIT_LOAD_CONFIG = 0x40;
 const OPENSSL_INIT_NO_ATEXIT = 0x80000;
@@ -220,7 +224,7 @@ async function selfTest(signer: Es512Signer): Promise<void> {
   }
 }
 
-export type LibcryptoOpenResult = { readonly signer: Es512Signer } | { readonly reason: string };
+type LibcryptoOpenResult = { readonly signer: Es512Signer } | { readonly reason: string };
 
 const opened = new Map<string, Promise<LibcryptoOpenResult>>();
 
@@ -228,7 +232,7 @@ const opened = new Map<string, Promise<LibcryptoOpenResult>>();
  * Loads `libraryName` once per process and checks it (see the module comment). Resolves
  * with the signer, or with the reason it cannot be used; never rejects.
  */
-export function openLibcryptoEs512Signer(libraryName: string = systemLibcrypto): Promise<LibcryptoOpenResult> {
+function openLibcryptoEs512Signer(libraryName: string): Promise<LibcryptoOpenResult> {
   let result = opened.get(libraryName);
   if (result) return result;
   result = (async (): Promise<LibcryptoOpenResult> => {
@@ -250,4 +254,41 @@ export function openLibcryptoEs512Signer(libraryName: string = systemLibcrypto):
   })();
   opened.set(libraryName, result);
   return result;
+}
+
+/** `ES512_SIGNER`: `auto` prefers the system libcrypto and falls back; the others insist. */
+export type Es512SignerMode = 'auto' | 'libcrypto' | 'node';
+
+export interface Es512SignerChoice {
+  readonly signer: Es512Signer;
+  /** Why the system libcrypto is not used although `auto` asked for it (the boot logs it as a warning). */
+  readonly fallbackReason?: string;
+}
+
+const choices = new Map<string, Promise<Es512SignerChoice>>();
+
+/**
+ * The signer for `mode`, chosen once per process (the library is loaded once). `auto`
+ * takes the system libcrypto when it loads and passes its checks and self-test, else
+ * node:crypto with the reason; `libcrypto` rejects instead, so a deployment that requires
+ * it fails at start rather than silently signing at a seventh of the speed. `library`
+ * names another file to load (tests: one that is missing).
+ */
+export function chooseEs512Signer(mode: Es512SignerMode = 'auto', library: string = systemLibcrypto): Promise<Es512SignerChoice> {
+  const id = `${mode}\u0000${library}`;
+  let choice = choices.get(id);
+  if (!choice) {
+    choice = choose(mode, library);
+    choices.set(id, choice);
+  }
+  return choice;
+}
+
+async function choose(mode: Es512SignerMode, library: string): Promise<Es512SignerChoice> {
+  // Chosen, not fallen back to: no reason to report.
+  if (mode === 'node') return { signer: nodeEs512Signer };
+  const opened = await openLibcryptoEs512Signer(library);
+  if ('signer' in opened) return { signer: opened.signer };
+  if (mode === 'libcrypto') throw new Error(`ES512_SIGNER=libcrypto, but the system libcrypto cannot be used: ${opened.reason}`);
+  return { signer: nodeEs512Signer, fallbackReason: opened.reason };
 }

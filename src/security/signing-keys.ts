@@ -8,7 +8,8 @@ import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { chooseEs512Signer, type Es512Signer } from './es512-signer.js';
+import type { Es512Signer } from './es512-signer.js';
+import { chooseEs512Signer } from './libcrypto-es512-signer.js';
 
 export type SigningKeyStoreOptions = (
   | { readonly file: string; readonly jwks?: undefined }

@@ -1,6 +1,5 @@
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
-import { notNow } from '../db/direct-read.js';
 import { staleEtag } from '../data/stale-etag.js';
 import { newId, runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
@@ -71,19 +70,6 @@ export class ResourceService {
     // Without an expand hook, presenting a record needs no await (reads by id are hot).
     const record = this.hooks[resource.name]?.expand ? await this.present(resource, context.principal, row) : this.presentOne(resource, context.principal, row);
     return { record, etag: String(row.etag) };
-  }
-
-  /**
-   * {@link read} answered without a promise, or {@link notNow} when it must wait (an
-   * expand hook, or a database that cannot read right now; then call {@link read}): the
-   * same query, 404 and presentation, for the hottest request of the API.
-   */
-  readNow(context: RequestContext, resource: ResourceDef, id: string): Versioned | typeof notNow {
-    if (this.hooks[resource.name]?.expand) return notNow;
-    const row = this.queries(context.principal).findNow(resource, id);
-    if (row === notNow) return notNow;
-    if (!row) throw notFound(resource.name);
-    return { record: this.presentOne(resource, context.principal, row), etag: String(row.etag) };
   }
 
   async create(context: RequestContext, resource: ResourceDef, body: unknown): Promise<Versioned> {

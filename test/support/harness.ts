@@ -9,7 +9,7 @@ import type { Config } from '../../src/config/config.js';
 import type { Database, DialectName } from '../../src/db/dialect.js';
 import { getResource } from '../../src/registry/index.js';
 import { asSystem } from '../../src/core/principal.js';
-import { chooseEs512Signer } from '../../src/security/es512-signer.js';
+import { chooseEs512Signer } from '../../src/security/libcrypto-es512-signer.js';
 import { SigningKeyStore } from '../../src/security/signing-keys.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { RequestContext } from '../../src/core/request-context.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecurityPosture } from '../../../src/posture/posture.js';
 import type { QuestionnaireAnswer } from '../../../src/posture/questionnaire.js';
+import { autoEs512Choice } from '../../support/es512-signers.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 
@@ -48,7 +49,7 @@ describe('security posture and questionnaire follow the running configuration', 
       service: { name: 'booking-service', version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
       transport: { tls: 'disabled', minimum_tls_version: null },
       client_authentication: { token_endpoint_auth_methods: ['private_key_jwt'], assertion_signing_algs: ['ES256', 'ES384', 'ES512'], shared_secrets: false, key_rotation_overlap_days: 30 },
-      access_tokens: { signing_alg: 'ES512', signer: expect.stringMatching(/^system libcrypto \(OpenSSL 3/), lifetime_seconds: 900, refresh_tokens: false },
+      access_tokens: { signing_alg: 'ES512', signer: autoEs512Choice.signer.description, lifetime_seconds: 900, refresh_tokens: false },
       dpop: { supported: true, signing_algs: ['ES256', 'ES384', 'ES512', 'RS256', 'EdDSA'], nonce_required: false },
       clock_skew_seconds: 60,
       rate_limits: 'not configured',

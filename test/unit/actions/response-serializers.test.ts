@@ -8,8 +8,7 @@ import { actionRoute } from '../../../src/routes/actions.js';
 /** A route for `action` whose run answers `body`: the compiled serialiser is what is under test. */
 async function serialise(key: string, body: unknown): Promise<unknown> {
   const declared = findAction(key) as ActionDef;
-  // Its answer comes from `run` alone: a declared `runNow` (reads by id) would read a database.
-  const action: ActionDef = { ...withoutRunNow(declared), run: async () => ({ status: declared.method === 'POST' ? 201 : 200, body }) };
+  const action: ActionDef = { ...declared, run: async () => ({ status: declared.method === 'POST' ? 201 : 200, body }) };
   const app = Fastify();
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
@@ -19,12 +18,6 @@ async function serialise(key: string, body: unknown): Promise<unknown> {
   const response = await app.inject({ method: declared.method, url: declared.path.replace(':id', 'x'), ...(declared.method === 'POST' ? { payload: {} } : {}) });
   await app.close();
   return response.json();
-}
-
-function withoutRunNow(action: ActionDef): Omit<ActionDef, 'runNow'> {
-  const copy: Partial<ActionDef> = { ...action };
-  delete copy.runNow;
-  return copy as Omit<ActionDef, 'runNow'>;
 }
 
 describe('compiled response serialisers', () => {

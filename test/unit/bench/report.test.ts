@@ -124,3 +124,18 @@ describe('booking-core targets (CONTRACT.md part 3)', () => {
   });
 });
 
+
+describe('the memory target', () => {
+  const settled = (scenario: string, settledRssMb: number | null, peakRssMb: number): ScenarioResult => ({ ...result(scenario, 100), peakRssMb, settledRssMb });
+  const memory = (list: ReturnType<typeof ratios>) => list.find((r) => r.name.startsWith('RSS MB after full GC'));
+
+  it('is judged on the highest resident set after a full collection, not on the peak with garbage', () => {
+    const target = memory(ratios([settled('list-filtered', 131.5, 226), settled('audit-export', 142.2, 240), settled('cluster-2w get-bearer', null, 300)], null, 'postgres'));
+    expect(target).toMatchObject({ value: 142.2, target: 200, kind: 'below', met: true });
+    expect(memory(ratios([settled('token-bearer', 201, 205)], null))?.met).toBe(false);
+  });
+
+  it('is not judged when no scenario measured it', () => {
+    expect(memory(ratios([result('bare-fastify', 100)], null))).toMatchObject({ value: null, met: null });
+  });
+});

@@ -5,6 +5,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AccessTokenVerifier, issueAccessToken } from '../../../src/security/access-token.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
+import { es512Signers } from '../../support/es512-signers.js';
 
 describe('signing keys rotated by another process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'keys-'));
@@ -27,11 +28,11 @@ describe('signing keys rotated by another process', () => {
     expect(server.verificationKey(first)).toBeDefined();
   });
 
-  it('the system-libcrypto signer signs with the reloaded key after the delay; tokens of both keys verify with jose and the service verifier', async () => {
+  it.each(es512Signers)('the $name signer signs with the reloaded key after the delay; tokens of both keys verify with jose and the service verifier', async (signer) => {
     const now = 1_800_000_000;
-    const keysFile = join(dir, 'rotation.json');
-    const server = await SigningKeyStore.open({ file: keysFile, publishDelaySeconds: 360 }, now);
-    expect(server.signer.name).toBe('libcrypto');
+    const keysFile = join(dir, `rotation-${signer.name}.json`);
+    const server = await SigningKeyStore.open({ file: keysFile, publishDelaySeconds: 360, signer }, now);
+    expect(server.signer).toBe(signer);
     const issuer = 'https://api.example/v1';
     const grant = { issuer, audience: issuer, subject: 'c', clientId: 'c', scope: 'products:list', tenantId: 't', level: 'tenant' as const };
     const before = await issueAccessToken(server, grant, now, 900);
