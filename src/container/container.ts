@@ -93,7 +93,8 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
   const unsubscribe = database.changes.subscribe((change) => forget[change.kind].forget(change.id));
   const replay = deps.replay ?? new DatabaseReplayStore(database);
   const verifier = new AccessTokenVerifier(keys, {
-    issuer: config.apiBase, audience: config.apiBase,
+    issuer: config.apiBase,
+    audience: config.apiBase,
     observer: { signatureChecked: (valid) => metrics.accessTokenSignatureChecked(valid), refusalCached: () => metrics.accessTokenRefusalCached() },
   });
   const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
@@ -108,11 +109,27 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
   const messages = new MessageSender(config);
   const userTokens = new UserTokens({ keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, clock });
   const dispatcher = new WebhookDispatcher({
-    database, clock, dataKey, guard, timeoutMs: config.webhookTimeoutMs,
-    retrySchedule: config.webhookRetrySchedule, log, onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+    database,
+    clock,
+    dataKey,
+    guard,
+    timeoutMs: config.webhookTimeoutMs,
+    retrySchedule: config.webhookRetrySchedule,
+    log,
+    onAttempt: (outcome) => metrics.webhookAttempt(outcome),
   });
   return {
-    clock, metrics, tenants, clients, users, replay, verifier, dpop, events, messages, dispatcher,
+    clock,
+    metrics,
+    tenants,
+    clients,
+    users,
+    replay,
+    verifier,
+    dpop,
+    events,
+    messages,
+    dispatcher,
     origin: config.publicUrl,
     resources: new ResourceService(database, clock, hooks, new CountCache(config.listCountCacheMs, () => clock.now())),
     apiClients: new ApiClientAdmin(database, clock, config.keyOverlapDays),
@@ -122,14 +139,31 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
       otp: new OtpService({ database, clock, dataKey, users, sender: messages, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log, metrics, events }),
       totp: new TotpService({ database, clock, dataKey, users, tokens: userTokens, events }),
       oauth: new OAuthLogin({
-        database, clock, dataKey, providers: new OAuthProviders(config.oauthProviders), tenants, users, tokens: userTokens, events,
-        redirectUris: config.oauthRedirectUris, publicUrl: config.publicUrl,
+        database,
+        clock,
+        dataKey,
+        providers: new OAuthProviders(config.oauthProviders),
+        tenants,
+        users,
+        tokens: userTokens,
+        events,
+        redirectUris: config.oauthRedirectUris,
+        publicUrl: config.publicUrl,
       }),
     },
     tokens: new TokenService({
       events,
-      database, clients, keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
-      lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, dpop,
+      database,
+      clients,
+      keys,
+      verifier,
+      replay,
+      issuer: config.apiBase,
+      tokenEndpoint: config.tokenEndpoint,
+      lifetimeSeconds: config.accessTokenTtlSeconds,
+      clockSkewSeconds: config.clockSkewSeconds,
+      clock,
+      dpop,
     }),
     idempotency: new IdempotencyKeys(database, clock),
     async close() {

@@ -27,7 +27,12 @@ export function importsOf(file: string, source: string): ImportEdge[] {
     .preProcessFile(source, true, true)
     .importedFiles.map((imported) => imported.fileName)
     .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => ({ from: file, to: normalize(join(dirname(file), specifier)).replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts') }));
+    .map((specifier) => ({
+      from: file,
+      to: normalize(join(dirname(file), specifier))
+        .replace(/\.js$/, '.ts')
+        .replace(/\.cjs$/, '.cts'),
+    }));
 }
 
 /** The import edges of every source file under the given folders. */

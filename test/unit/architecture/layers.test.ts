@@ -100,7 +100,10 @@ describe('the layers: an import never points up or sideways, so no two folders i
     expect(edges.length).toBeGreaterThan(500);
     const found = violations(edges);
     expect(found.filter((edge) => !knownViolations.includes(edge))).toEqual([]);
-    expect(knownViolations.filter((edge) => !found.includes(edge)), 'fixed: remove from knownViolations').toEqual([]);
+    expect(
+      knownViolations.filter((edge) => !found.includes(edge)),
+      'fixed: remove from knownViolations',
+    ).toEqual([]);
   });
 
   it('reports an upward import, type-only, re-exports and dynamic imports included, and lets a downward one pass', () => {
