@@ -25,7 +25,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'system', include: [...lanes.system], globalSetup: ['test/support/global-setup.ts'] },
+        // Real processes (servers, the CLI, npm, Chromium) start slowly on a busy machine: a
+        // time-out here is a safety net, not a speed check (those live in `npm run bench`).
+        test: { name: 'system', include: [...lanes.system], globalSetup: ['test/support/global-setup.ts'], testTimeout: 120_000 },
       },
     ],
   },

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -15,7 +16,7 @@ process.once('exit', () => {
 export interface ServerProcess {
   readonly pid: number;
   readonly origin: string;
-  /** The last lines it wrote, for error messages. */
+  /** The last lines it wrote (its log file's too), for error messages. */
   output(): string;
   /** Polls `path` until it answers 200. */
   waitReady(path: string, timeoutMs?: number): Promise<void>;
@@ -23,9 +24,37 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `node <args>` from the repository root with `env` added to this process's environment. */
-export function startNode(args: readonly string[], env: Readonly<Record<string, string | undefined>>, origin: string): ServerProcess {
-  const child: ChildProcess = spawn(process.execPath, [...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The last `bytes` of `file` as text ('' when it cannot be read). */
+function fileTail(file: string, bytes: number): string {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(bytes, size));
+      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      return buffer.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Runs `node <args>` from the repository root with `env` added to this process's
+ * environment. With `logFile` its stdout (the log lines) goes to that file, emptied first,
+ * as an operator redirects a service's output; else the benchmark reads it.
+ */
+export function startNode(args: readonly string[], env: Readonly<Record<string, string | undefined>>, origin: string, logFile?: string): ServerProcess {
+  const out = logFile === undefined ? 'pipe' : openSync(logFile, 'w');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    if (typeof out === 'number') closeSync(out);
+  }
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-8000);
@@ -44,7 +73,7 @@ export function startNode(args: readonly string[], env: Readonly<Record<string, 
   return {
     pid,
     origin,
-    output: () => tail,
+    output: () => (logFile === undefined ? tail : `${fileTail(logFile, 4000)}${tail}`),
     async waitReady(path, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {

@@ -4,6 +4,7 @@
  * sampled, then stop. A fresh process per scenario keeps one scenario's caches and heap
  * out of the next one's memory figure.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../src/config/config.js';
 import type { CryptoLimitReport } from './crypto-limit.js';
@@ -31,6 +32,8 @@ export interface BenchContext {
   readonly entry: ServiceEntry;
   /** Measured before the scenarios; bounds how many single-use requests a pool needs. */
   readonly crypto: CryptoLimitReport | undefined;
+  /** Where the server under test writes its log lines (stdout), emptied at each start. */
+  readonly logFile: string;
 }
 
 export interface ScenarioResult {
@@ -78,8 +81,8 @@ export async function startService(ctx: BenchContext, workers?: number): Promise
   const { entry } = ctx;
   const server: ServiceProcess =
     workers === undefined
-      ? withSettle(startNode([...entry.execArgv, ...heapProbeFlags, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin))
-      : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin);
+      ? withSettle(startNode([...entry.execArgv, ...heapProbeFlags, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin, ctx.logFile))
+      : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin, ctx.logFile);
   try {
     await server.waitReady('/ready');
   } catch (error) {
@@ -98,16 +101,20 @@ export function settledFields(settled: SettledMemory | null | undefined): Pick<S
   return { settledRssMb: toMb(settled?.rss ?? null), settledHeapMb: toMb(settled?.heapUsed ?? null) };
 }
 
+const fileSize = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+
 /**
  * Warm-up and measured phase against `server` while sampling the RSS of `pids`; then,
- * with `settle`, the memory left after a full collection.
+ * with `settle`, the memory left after a full collection. With `logFile` (the server's
+ * stdout) the bytes it logged per measured request are reported.
  */
-export async function measure(ctx: BenchContext, name: string, prepared: Prepared, pids: () => readonly number[], settle?: () => Promise<SettledMemory | null>): Promise<ScenarioResult> {
+export async function measure(ctx: BenchContext, name: string, prepared: Prepared, pids: () => readonly number[], settle?: () => Promise<SettledMemory | null>, logFile?: string): Promise<ScenarioResult> {
   const sampler = new RssSampler(pids);
   sampler.start();
   let phase: PhaseResult;
   let peak: number | null;
   let cpuMs: number | null = null;
+  let logBytes: number | null = null;
   try {
     if (ctx.options.warmup > 0) {
       await prepared.beforePhase?.();
@@ -115,16 +122,20 @@ export async function measure(ctx: BenchContext, name: string, prepared: Prepare
     }
     await prepared.beforePhase?.();
     const cpuBefore = cpuSeconds(pids());
+    const logBefore = logFile === undefined ? 0 : fileSize(logFile);
     phase = await runPhase(prepared.spec, ctx.options.duration);
     const cpuAfter = cpuSeconds(pids());
-    cpuMs = cpuBefore === null || cpuAfter === null || phase.ok === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000 * 1000) / phase.ok) / 1000;
+    if (logFile !== undefined) logBytes = fileSize(logFile) - logBefore;
+    cpuMs = cpuBefore === null || cpuAfter === null || phase.ok === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1000 * 10_000) / phase.ok) / 10_000;
   } finally {
     peak = sampler.stop();
   }
   const settled = await settle?.();
   if (phase.non2xx > 0 || phase.errors > 0) console.error(`  ${name}: ${phase.non2xx} non-2xx, ${phase.errors} errors (status codes ${JSON.stringify(phase.statusCodes)})`);
   if (phase.exhausted) console.error(`  ${name}: the pre-built request pool ran out after ${phase.seconds} s; raise the pool or shorten --duration`);
-  return { scenario: name, rps: phase.rps, p50: phase.p50, p99: phase.p99, peakRssMb: toMb(peak), ...settledFields(settled), cpuMsPerRequest: cpuMs, phase, extra: prepared.extra ?? {} };
+  // Lines reach the file in batches, so this is exact to a batch (a few KB) over the phase.
+  const logged: Record<string, number> = logBytes === null || phase.ok === 0 ? {} : { logBytesPerRequest: Math.round(logBytes / phase.ok) };
+  return { scenario: name, rps: phase.rps, p50: phase.p50, p99: phase.p99, peakRssMb: toMb(peak), ...settledFields(settled), cpuMsPerRequest: cpuMs, phase, extra: { ...prepared.extra, ...logged } };
 }
 
 /** The common case: one service process, prepared and measured, then stopped. */
@@ -133,7 +144,7 @@ export async function runAgainstService(ctx: BenchContext, name: string, prepare
   try {
     const prepared = await prepare();
     const pids = workers === undefined ? () => [server.pid] : () => processTree(server.pid);
-    return await measure(ctx, name, prepared, pids, server.settle);
+    return await measure(ctx, name, prepared, pids, server.settle, ctx.logFile);
   } finally {
     await server.stop();
   }

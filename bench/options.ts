@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-bearer-traced', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
+export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-bearer-warn', 'get-bearer-traced', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
 export type ReferenceScenario = (typeof referenceScenarios)[number];
@@ -22,6 +22,8 @@ export interface BenchOptions {
   readonly rows: number;
   /** Directory for V8 CPU profiles of every service process (`--cpu-prof`), or null. */
   readonly profileDir: string | null;
+  /** Another checkout whose service is measured instead of this one's (an A/B against an older commit), or null. */
+  readonly serviceDir: string | null;
   /** Rounds of the selected scenarios, one after another; ratios are reported per round and as the median. */
   readonly repeat: number;
   /** Concurrent connections of `book-contended`, all booking one product. */
@@ -44,6 +46,8 @@ export const usage = `Usage: npm run bench -- [options]
   --workers <n>         largest worker count of the cluster scenario (default 2)
   --rows <n>            bookings in the measured tenant and audit entries to export (default 100000)
   --profile <dir>       write a V8 CPU profile of each service process into <dir> (open in Chrome DevTools)
+  --service <dir>       measure the service of another checkout (e.g. an older commit unpacked with
+                        git archive), seeded and driven by this one; same database schema required
   --repeat <n>          run the selected scenarios n times in rounds (default 1); the table shows each
                         scenario's median round, the targets the median ratio and every round's ratio
   --contenders <n>      concurrent connections booking one product in book-contended (default 100)
@@ -69,6 +73,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       workers: { type: 'string', default: '2' },
       rows: { type: 'string', default: '100000' },
       profile: { type: 'string' },
+      service: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       contenders: { type: 'string', default: '100' },
       analyze: { type: 'boolean', default: false },
@@ -95,6 +100,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     workers,
     rows: positive('rows', values.rows, true),
     profileDir: values.profile ?? null,
+    serviceDir: values.service ?? null,
     repeat: positive('repeat', values.repeat, true),
     contenders: positive('contenders', values.contenders, true),
     analyze: values.analyze,

@@ -12,8 +12,8 @@ export interface Ratio {
   /** The ratio, or with several rounds the median of the rounds' ratios. */
   readonly value: number | null;
   readonly target: number;
-  /** `at-least`: met when value ≥ target (rates, ratios); `below`: met when value < target (latencies, ms). */
-  readonly kind: 'at-least' | 'below';
+  /** `at-least`: met when value ≥ target (rates, ratios); `below`: met when value < target (latencies, ms); `at-most`: met when value ≤ target (costs). */
+  readonly kind: 'at-least' | 'below' | 'at-most';
   /** Judged only on this database (measured and shown on the other); absent: judged on both. */
   readonly judgedOn?: BenchOptions['database'];
   /** null when there is no value or the run's database is not the one the target is judged on. */
@@ -27,7 +27,7 @@ export interface RunReport {
   readonly database: BenchOptions['database'];
   readonly service: string;
   readonly loadGenerator: string;
-  readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl'> & { readonly scenarios: readonly string[] };
+  readonly options: Omit<BenchOptions, 'scenarios' | 'databaseUrl' | 'serviceDir'> & { readonly scenarios: readonly string[] };
   readonly machine: MachineInfo;
   readonly crypto: CryptoLimitReport | null;
   /** Each scenario's median round (by req/s); the only round without `--repeat`. */
@@ -65,10 +65,24 @@ export function highestSettledRss(results: readonly ScenarioResult[]): number | 
   return measured.length === 0 ? null : Math.max(...measured);
 }
 
+/** Issue 27: `token-bearer` ÷ `oidc-provider` req/s. */
+export const tokenTarget = 2;
+
+/** Issue 27: CPU µs the access log line adds to a request at the default level (`get-bearer` − `get-bearer-warn`). */
+export const logLineTarget = 8;
+
+/** `get-bearer`'s CPU per request less `get-bearer-warn`'s, in µs: what one access log line costs. */
+export function logLineMicros(results: readonly ScenarioResult[]): number | null {
+  const info = byName(results, 'get-bearer')?.cpuMsPerRequest;
+  const warn = byName(results, 'get-bearer-warn')?.cpuMsPerRequest;
+  return info === undefined || info === null || warn === undefined || warn === null ? null : Math.round((info - warn) * 10_000) / 10;
+}
+
 /** Whether `value` meets `target` of `kind`, on `database` (null: no value, or not judged there). */
 function judge(value: number | null, target: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>, database: BenchOptions['database']): boolean | null {
   if (value === null || (target.judgedOn !== undefined && target.judgedOn !== database)) return null;
-  return target.kind === 'below' ? value < target.target : value >= target.target;
+  if (target.kind === 'below') return value < target.target;
+  return target.kind === 'at-most' ? value <= target.target : value >= target.target;
 }
 
 /**
@@ -80,12 +94,14 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
   const tokens = byName(results, 'token-bearer')?.rps;
   const p99 = (name: string) => byName(results, name)?.p99 ?? null;
   const list: Omit<Ratio, 'met' | 'rounds'>[] = [
-    { name: 'token-bearer ÷ oidc-provider', value: divide(tokens, byName(results, 'oidc-provider')?.rps), target: 1.3, kind: 'at-least' },
+    { name: 'token-bearer ÷ oidc-provider', value: divide(tokens, byName(results, 'oidc-provider')?.rps), target: tokenTarget, kind: 'at-least' },
     { name: 'token-bearer ÷ crypto floor', value: divide(tokens, serviceTokenFloor(crypto)), target: 0.8, kind: 'at-least' },
     { name: 'get-bearer ÷ bare-fastify', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify')?.rps), target: 0.5, kind: 'at-least' },
+    // Both log each request at the default level (the reference with Fastify's own logger).
     { name: 'get-bearer ÷ bare-fastify-sqlite', value: divide(byName(results, 'get-bearer')?.rps, byName(results, 'bare-fastify-sqlite')?.rps), target: 0.8, kind: 'at-least' },
     // Issue 25: tracing on costs ≤ 15 % per request, i.e. traced req/s ≥ 1 ÷ 1.15 ≈ 0.87 of untraced.
     { name: 'get-bearer-traced ÷ get-bearer', value: divide(byName(results, 'get-bearer-traced')?.rps, byName(results, 'get-bearer')?.rps), target: tracingTarget, kind: 'at-least' },
+    { name: 'access log line, CPU µs', value: logLineMicros(results), target: logLineTarget, kind: 'at-most' },
     ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
     { name: 'RSS MB after full GC (highest)', value: highestSettledRss(results), target: settledMemoryTarget, kind: 'below' },
   ];
@@ -147,11 +163,15 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
   if (cluster && cluster[1] !== '1') return vs(byName(results, `cluster-1w ${cluster[2]}`)?.rps, '1 worker');
   switch (result.scenario) {
     case 'token-bearer':
-      return [vs(byName(results, 'oidc-provider')?.rps, 'oidc-provider', 1.3), vs(serviceTokenFloor(crypto), 'crypto floor', 0.8)].filter(Boolean).join('; ');
+      return [vs(byName(results, 'oidc-provider')?.rps, 'oidc-provider', tokenTarget), vs(serviceTokenFloor(crypto), 'crypto floor', 0.8)].filter(Boolean).join('; ');
     case 'get-bearer':
       return [vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify', 0.5), vs(byName(results, 'bare-fastify-sqlite')?.rps, 'bare-fastify-sqlite', 0.8)].filter(Boolean).join('; ');
     case 'get-bearer-traced':
       return vs(byName(results, 'get-bearer')?.rps, 'get-bearer', tracingTarget);
+    case 'get-bearer-warn': {
+      const line = medians?.find((r) => r.name === 'access log line, CPU µs') ?? ratios(results, crypto, database).find((r) => r.name === 'access log line, CPU µs');
+      return line?.value === null || line === undefined ? '' : `access log line (get-bearer − this): ${num(line.value, 1)} µs CPU${medians ? ' (median)' : ''} (${targetText(line)}: ${verdict(line)})`;
+    }
     case 'bare-fastify-sqlite':
       return vs(byName(results, 'bare-fastify')?.rps, 'bare-fastify');
     case 'token-dpop':
@@ -174,7 +194,7 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
 /** `≥ 500 bookings/s` or `p99 < 10 ms`, and on which database it is judged. */
 export function targetText(r: Pick<Ratio, 'target' | 'kind' | 'judgedOn'>): string {
   const where = r.judgedOn ? `, judged on ${r.judgedOn === 'sqlite' ? 'SQLite' : 'PostgreSQL'}` : '';
-  return `target ${r.kind === 'below' ? '<' : '≥'} ${r.target}${where}`;
+  return `target ${r.kind === 'below' ? '<' : r.kind === 'at-most' ? '≤' : '≥'} ${r.target}${where}`;
 }
 
 function verdict(r: Pick<Ratio, 'met'>): string {

@@ -27,7 +27,7 @@ import { bookContendedScenario } from './scenarios/book-contended.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
 import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
-import { getScenario, getTracedScenario } from './scenarios/get-product.js';
+import { getQuietScenario, getScenario, getTracedScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
 import { tokenScenario } from './scenarios/token.js';
@@ -42,8 +42,9 @@ const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
   'token-dpop': ['crypto-limit'],
   'get-dpop': ['crypto-limit'],
   'get-bearer': ['bare-fastify', 'bare-fastify-sqlite'],
-  // Tracing's cost is judged against the same load untraced, in the same round.
+  // Tracing's and the access log's costs are judged against get-bearer in the same round.
   'get-bearer-traced': ['get-bearer'],
+  'get-bearer-warn': ['get-bearer'],
   cluster: ['crypto-limit'],
   'oidc-provider': ['crypto-limit'],
 };
@@ -52,6 +53,7 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['token-bearer', (ctx) => tokenScenario(ctx, false)],
   ['token-dpop', (ctx) => tokenScenario(ctx, true)],
   ['get-bearer', (ctx) => getScenario(ctx, false)],
+  ['get-bearer-warn', getQuietScenario],
   ['get-bearer-traced', getTracedScenario],
   ['get-dpop', (ctx) => getScenario(ctx, true)],
   ['list-filtered', listFilteredScenario],
@@ -89,16 +91,16 @@ async function main(options: BenchOptions): Promise<number> {
       PORT: String(port),
       HOST: '127.0.0.1',
       PUBLIC_URL: origin,
-      LOG_LEVEL: 'warn',
       RATE_LIMIT_ENABLED: 'false',
       NODE_ENV: 'production',
       ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     };
     // The child inherits this process's environment; a DATABASE_URL there must not leak into a
-    // SQLite run, nor an OTLP endpoint into the untraced scenarios (only get-bearer-traced sets one).
-    const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url, OTEL_EXPORTER_OTLP_ENDPOINT: undefined };
+    // SQLite run, nor an OTLP endpoint into the untraced scenarios (only get-bearer-traced sets
+    // one), nor a LOG_LEVEL: the service runs at its default level (info), as shipped.
+    const childEnv = { ...serviceEnv, DATABASE_URL: postgres?.url, OTEL_EXPORTER_OTLP_ENDPOINT: undefined, LOG_LEVEL: undefined };
     const config = loadConfig(serviceEnv);
-    const entry = serviceEntry(options.profileDir);
+    const entry = serviceEntry(options.profileDir, options.serviceDir ?? undefined);
     console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
 
     const fixtures = await withStorage(config, (database) => createFixtures(config, database, { connections: options.connections, workDir }));
@@ -107,7 +109,8 @@ async function main(options: BenchOptions): Promise<number> {
       console.error('crypto-limit …');
       crypto = await cryptoLimit(options.connections, Math.min(3, Math.max(1, options.duration / 4)));
     }
-    const ctx: BenchContext = { options, config, origin, tokenEndpoint: config.tokenEndpoint, serviceEnv: childEnv, entry, fixtures, crypto };
+    // Servers write their log lines to a file, as an operator redirects stdout.
+    const ctx: BenchContext = { options, config, origin, tokenEndpoint: config.tokenEndpoint, serviceEnv: childEnv, entry, fixtures, crypto, logFile: join(workDir, 'server.log') };
     const rounds: ScenarioResult[][] = [];
     for (let round = 1; round <= options.repeat; round++) {
       const results: ScenarioResult[] = [];

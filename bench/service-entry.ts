@@ -22,8 +22,8 @@ function newestMtime(dir: string): number {
 }
 
 /** The node flags of `npm start` (package.json), so the benchmark runs the service as shipped. */
-function startFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+function startFlags(root: string): string[] {
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   return (scripts.start ?? '').split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
@@ -31,16 +31,18 @@ function startFlags(): string[] {
  * The built `dist/src/start.cjs` (what `npm start` runs, with its node flags) when it is newer than every file
  * under src/, else the sources through tsx: a stale build would measure code that is no
  * longer there. tsx starts libuv's pool before `start.cts` could size it, so that path
- * gets the size `start.cts` would choose through the environment.
+ * gets the size `start.cts` would choose through the environment. `root` is the checkout
+ * whose service runs (this one unless `--service` names another).
  */
-export function serviceEntry(profileDir: string | null): ServiceEntry {
+export function serviceEntry(profileDir: string | null, root = repoRoot): ServiceEntry {
   const profile = profileDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)];
-  const built = join(repoRoot, 'dist/src/start.cjs');
+  const where = root === repoRoot ? '' : ` in ${resolve(root)}`;
+  const built = join(root, 'dist/src/start.cjs');
   try {
-    if (statSync(built).mtimeMs >= newestMtime(join(repoRoot, 'src'))) return { script: built, execArgv: [...startFlags(), ...profile], env: {}, label: `node ${[...startFlags(), 'dist/src/start.cjs'].join(' ')}` };
+    if (statSync(built).mtimeMs >= newestMtime(join(root, 'src'))) return { script: built, execArgv: [...startFlags(root), ...profile], env: {}, label: `node ${[...startFlags(root), 'dist/src/start.cjs'].join(' ')}${where}` };
   } catch {
     // not built
   }
   const env = { UV_THREADPOOL_SIZE: start.threadPoolSize(process.env.UV_THREADPOOL_SIZE, availableParallelism()) };
-  return { script: join(repoRoot, 'src/main.ts'), execArgv: [...startFlags(), '--import', 'tsx', ...profile], env, label: 'src/main.ts (tsx)' };
+  return { script: join(root, 'src/main.ts'), execArgv: [...startFlags(root), '--import', 'tsx', ...profile], env, label: `src/main.ts (tsx)${where}` };
 }

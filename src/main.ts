@@ -7,6 +7,8 @@ import { acquireDataDirLock } from './db/data-dir-lock.js';
 import { chooseEs512Signer } from './security/libcrypto-es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
 import { packageInfo } from './observability/package-info.js';
+import { exitAfterLogs, exitOnFatalError, logDestination } from './observability/log-destination.js';
+import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
 import { retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
@@ -26,9 +28,12 @@ async function main(): Promise<void> {
   const { signer, fallbackReason } = await chooseEs512Signer(config.es512Signer);
   const keys = await openSigningKeys(config, Math.floor(Date.now() / 1000), signer);
   const info = packageInfo();
-  const tracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: info.name, serviceVersion: info.version });
-  const app = await buildApp(config, { database, keys, ...(tracing ? { tracing } : {}) });
+  const tracing = await startTracing({ endpoint: config.otelExporterOtlpEndpoint, serviceName: info.name, serviceVersion: info.version, env: process.env });
+  // Asynchronous stdout: every exit below waits for the lines still buffered.
+  const logs = logDestination();
+  const app = await buildApp(config, { database, keys, logger: loggerOptions(config, logs), ...(tracing ? { tracing } : {}) });
   const log = app.server.log;
+  exitOnFatalError(log, logs);
   if (tracing) log.info({ endpoint: config.otelExporterOtlpEndpoint }, 'traces exported over OTLP/HTTP');
   log.info({ storage: database.dialect.name, migrationsApplied: report.applied }, 'database ready');
   for (const warning of (await database.startupWarnings?.()) ?? []) log.warn({ storage: database.dialect.name }, warning);
@@ -54,7 +59,7 @@ async function main(): Promise<void> {
     log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: no new connections, finishing in-flight requests');
     const timer = setTimeout(() => {
       log.error('grace period over; exiting with requests still open');
-      process.exit(1);
+      exitAfterLogs(logs, 1);
     }, config.shutdownGraceMs);
     timer.unref();
     try {
@@ -64,11 +69,12 @@ async function main(): Promise<void> {
       await Promise.all([app.server.close(), stopRetention(), app.dispatcher.stop()]);
       await database.close();
       await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'last spans not exported'));
+      clearTimeout(timer);
       log.info('shutdown complete');
-      process.exit(0);
+      exitAfterLogs(logs, 0);
     } catch (error) {
       log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
+      exitAfterLogs(logs, 1);
     }
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

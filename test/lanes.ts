@@ -24,6 +24,7 @@ export const lanes = {
     'test/api/observability/status-page.test.ts',
     'test/api/ops/deployment-pgbouncer.test.ts',
     'test/api/ops/deployment.test.ts',
+    'test/api/ops/log-exit.test.ts',
     'test/api/ops/production-install.test.ts',
     'test/api/ops/shutdown-under-load.test.ts',
     'test/api/ops/shutdown.test.ts',

@@ -7,7 +7,9 @@
  * as JSON with its ETag. The gap between this and `bare-fastify` is the cost of headers
  * and one database read on this machine; the gap between this and `get-bearer` is
  * everything else the service does (routing of scopes, capability and tenant checks,
- * Kysely, metrics, field access). Env: PORT, DB_FILE, TENANT_ID.
+ * Kysely, metrics, field access). Like the service it logs each request, with Fastify's
+ * own pino logger as Fastify sets it up (its request lines, synchronously to stdout) at
+ * the service's level, LOG_LEVEL. Env: PORT, DB_FILE, TENANT_ID, LOG_LEVEL.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -25,7 +27,7 @@ const headers = helmetHeaders();
 /** Tokens "issued" so far: any token is admitted on first sight, then found by its hash. */
 const known = new Map<string, true>();
 
-const app = Fastify({ logger: false });
+const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } });
 app.get<{ Params: { id: string } }>('/v1/products/:id', async (request, reply) => {
   reply.headers(headers).header('x-request-id', randomUUID()).header('cache-control', 'no-store');
   const digest = createHash('sha256').update(String(request.headers.authorization)).digest('base64url');

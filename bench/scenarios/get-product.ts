@@ -2,6 +2,7 @@
  * `get-bearer` and `get-dpop`: `GET /v1/products/{id}` with one access token issued by the
  * running service (so cached at issuance). DPoP calls carry a fresh pre-signed proof each,
  * with `ath`, so every request pays one ES256 verification and one replay-store insert.
+ * `get-bearer-warn`: the same load at `LOG_LEVEL=warn` (the access log's cost, issue 27).
  * `get-bearer-traced`: the same load as `get-bearer` with tracing on, exporting to a
  * receiver in this process (issue 25).
  */
@@ -43,6 +44,15 @@ export async function prepareGet(ctx: BenchContext, dpop: boolean): Promise<Prep
 
 export function getScenario(ctx: BenchContext, dpop: boolean): Promise<ScenarioResult> {
   return runAgainstService(ctx, dpop ? 'get-dpop' : 'get-bearer', () => prepareGet(ctx, dpop));
+}
+
+/**
+ * `get-bearer` with `LOG_LEVEL=warn`, so no line per request: its CPU per request,
+ * subtracted from `get-bearer`'s in the same round, is what the access log costs.
+ */
+export function getQuietScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const quiet: BenchContext = { ...ctx, serviceEnv: { ...ctx.serviceEnv, LOG_LEVEL: 'warn' } };
+  return runAgainstService(quiet, 'get-bearer-warn', () => prepareGet(quiet, false));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The reference points, each in its own process and driven like the service: the crypto
- * floor, a bare Fastify route (HTTP ceiling), the same route with headers, token lookup
- * and one SQLite read, and node-oidc-provider (another token server
+ * floor, a bare Fastify route (HTTP ceiling), the same route with headers, token lookup,
+ * one SQLite read and Fastify's request log, and node-oidc-provider (another token server
  * doing the same cryptographic work).
  */
 import { execFile } from 'node:child_process';
@@ -43,18 +43,19 @@ export async function bareFastify(ctx: BenchContext, workDir: string): Promise<S
 
 /**
  * bench/references/bare-fastify-sqlite.ts on the service's SQLite file: headers, token
- * lookup and one primary-key read, and nothing else (SQLite runs only).
+ * lookup and one primary-key read, and nothing else (SQLite runs only); it logs each
+ * request with Fastify's logger at the service's level, into the same kind of file.
  */
 export async function bareFastifySqlite(ctx: BenchContext): Promise<ScenarioResult> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), DB_FILE: join(ctx.config.dataDir, 'booking.sqlite'), TENANT_ID: ctx.fixtures.tenantId, NODE_ENV: 'production' };
-  const server = startNode(['--import', 'tsx', join(repoRoot, 'bench/references/bare-fastify-sqlite.ts')], env, origin);
+  const env = { PORT: String(port), DB_FILE: join(ctx.config.dataDir, 'booking.sqlite'), TENANT_ID: ctx.fixtures.tenantId, NODE_ENV: 'production', LOG_LEVEL: ctx.config.logLevel };
+  const server = startNode(['--import', 'tsx', join(repoRoot, 'bench/references/bare-fastify-sqlite.ts')], env, origin, ctx.logFile);
   try {
     await server.waitReady('/ready');
     const path = `/v1/products/${ctx.fixtures.productId}`;
     await (await preflight(`${origin}${path}`, {})).arrayBuffer();
-    return await measure(ctx, 'bare-fastify-sqlite', { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: `Bearer ${'x'.repeat(600)}` } } } }, () => [server.pid]);
+    return await measure(ctx, 'bare-fastify-sqlite', { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: `Bearer ${'x'.repeat(600)}` } } } }, () => [server.pid], undefined, ctx.logFile);
   } finally {
     await server.stop();
   }

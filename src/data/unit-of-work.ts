@@ -4,6 +4,7 @@ import type { Database, Db, DialectName } from '../db/dialect.js';
 import { storedFields } from '../db/schema.js';
 import { newRecordId } from '../lib/record-id.js';
 import { withSpan } from '../observability/tracing.js';
+import type { SpanAttributes } from '../observability/tracing.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { Clock } from '../core/clock.js';
 import { nextEtag } from '../core/etag.js';
@@ -175,8 +176,8 @@ export class UnitOfWork extends ScopedQueries {
   }
 }
 
-/** OpenTelemetry's `db.system.name` of each dialect. */
-const systemNames: Readonly<Record<DialectName, string>> = { sqlite: 'sqlite', postgres: 'postgresql' };
+/** The unit-of-work span's attributes per dialect (OpenTelemetry's `db.system.name`). */
+const spanAttributes: Readonly<Record<DialectName, SpanAttributes>> = { sqlite: { 'db.system.name': 'sqlite' }, postgres: { 'db.system.name': 'postgresql' } };
 
 /**
  * Runs `work` in one transaction as `context`'s actor (a child span of the request's when
@@ -185,11 +186,16 @@ const systemNames: Readonly<Record<DialectName, string>> = { sqlite: 'sqlite', p
  */
 export async function runUnitOfWork<T>(database: Database, clock: Clock, context: RequestContext, work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
   let unit: UnitOfWork | undefined;
-  const result = await withSpan('unit of work', 'internal', { 'db.system.name': systemNames[database.dialect.name] }, () =>
-    database.db.transaction().execute(async (trx) => {
-      unit = new UnitOfWork(trx, database, context, clock.now());
-      return work(unit);
-    }),
+  const result = await withSpan(
+    'unit of work',
+    'internal',
+    spanAttributes[database.dialect.name],
+    () =>
+      database.db.transaction().execute(async (trx) => {
+        unit = new UnitOfWork(trx, database, context, clock.now());
+        return work(unit);
+      }),
+    context.requestId,
   );
   unit?.committed();
   return result;

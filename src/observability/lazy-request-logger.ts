@@ -4,6 +4,11 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type LogArgs = Parameters<FastifyBaseLogger['info']>;
 
+function hasOptions(options: ChildLoggerOptions): boolean {
+  for (const _ in options) return true;
+  return false;
+}
+
 /**
  * A request's logger that becomes pino's child logger (with the request id) only when
  * something is logged at a level the server writes. Fastify makes a child per request;
@@ -29,7 +34,8 @@ class LazyRequestLogger implements FastifyBaseLogger {
   }
 
   #logger(): FastifyBaseLogger {
-    this.#child ??= this.parent.child(this.bindings, this.options);
+    // Without options pino takes its short path (no per-child copy of serialisers and formatters).
+    this.#child ??= hasOptions(this.options) ? this.parent.child(this.bindings, this.options) : this.parent.child(this.bindings);
     return this.#child;
   }
 

@@ -7,10 +7,15 @@ function writes(log: FastifyBaseLogger, level: string): boolean {
   return typeof isLevelEnabled !== 'function' || isLevelEnabled.call(log, level);
 }
 
+/** Milliseconds to two decimals. */
+const responseTime = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
+
 /**
  * Fastify's request log lines, one per request at the default `info` level: the arrival
  * line moves to `debug` (for chasing a request that never completes), and the completion
- * line carries method, scrubbed URL, status and time, so it stands on its own.
+ * line carries method, scrubbed URL, status and time, so it stands on its own. Request
+ * and reply go into the line as they are; the logger's serialisers (`logger-options.ts`
+ * and Fastify's for `res` and `err`) pick what is written, only when a line is written.
  */
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest, _reply: FastifyReply): void {
@@ -18,9 +23,7 @@ export class RequestLogController extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (!error && !writes(request.log, 'info')) return;
-    const entry = { req: request, res: { statusCode: reply.statusCode }, responseTime: Math.round(reply.elapsedTime * 100) / 100 };
-    if (error) request.log.error({ ...entry, err: error }, 'request errored');
-    else request.log.info(entry, 'request completed');
+    if (error) request.log.error({ req: request, res: reply, err: error, responseTime: responseTime(reply) }, 'request errored');
+    else if (writes(request.log, 'info')) request.log.info({ req: request, res: reply, responseTime: responseTime(reply) }, 'request completed');
   }
 }

@@ -3,17 +3,20 @@ import type { FastifyInstance } from 'fastify';
 /** Span attribute values the service records: ids, names, counts; never personal data or secrets. */
 export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
 
-/** What a running span lets its body add once it knows more (a receiver's status code). */
+/** What a running span lets its body do: add what it learns (a receiver's status code), pass the trace on. */
 export interface SpanHandle {
   setAttribute(key: string, value: string | number | boolean): void;
+  /** This span's W3C trace context as headers (`traceparent`, `tracestate`) for an outgoing request. */
+  traceHeaders(): Readonly<Record<string, string>>;
 }
 
 /** The tracing the service does, whatever implements it (`open-telemetry.ts`). */
 export interface Tracing {
-  /** Runs `fn` in a span that is a child of the active one (the request's, if any). */
-  inSpan<T>(name: string, kind: 'internal' | 'client', attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
-  /** The W3C trace context of the active span as headers (`traceparent`, `tracestate`). */
-  headers(): Readonly<Record<string, string>>;
+  /**
+   * Runs `fn` in a span: a child of the server span of request `requestId` while that
+   * request is being served, else the root of a new trace (background jobs, the dispatcher).
+   */
+  inSpan<T>(name: string, kind: 'internal' | 'client', attributes: SpanAttributes, requestId: string | null | undefined, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
   /** One server span per request, continuing a caller's `traceparent`. */
   instrument(server: FastifyInstance): void;
   /** Exports what is still buffered, then stops. */
@@ -21,33 +24,34 @@ export interface Tracing {
 }
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
-const noSpan: SpanHandle = { setAttribute: () => undefined };
+const noSpan: SpanHandle = Object.freeze({ setAttribute: () => undefined, traceHeaders: () => noHeaders });
 
 /**
  * The process's tracing, like OpenTelemetry's own global tracer provider: set once by
- * {@link startTracing} when an exporter is configured. Unset, {@link withSpan} and
- * {@link traceHeaders} cost one comparison and nothing of OpenTelemetry is loaded.
+ * {@link startTracing} when an exporter is configured. Unset, {@link withSpan} costs one
+ * comparison and nothing of OpenTelemetry is loaded.
  */
 let active: Tracing | undefined;
 
-/** Runs `fn` in a child span of the active one when tracing is on; just runs it otherwise. */
-export function withSpan<T>(name: string, kind: 'internal' | 'client', attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
-  return active ? active.inSpan(name, kind, attributes, fn) : fn(noSpan);
-}
-
-/** The `traceparent` (and `tracestate`) of the active span to send on an outgoing request; none when tracing is off. */
-export function traceHeaders(): Readonly<Record<string, string>> {
-  return active ? active.headers() : noHeaders;
+/**
+ * Runs `fn` in a span when tracing is on (a child of request `requestId`'s span while it is
+ * served); just runs it otherwise. The parent is named, not found through async context:
+ * AsyncLocalStorage on Node 20 slows every promise of the process.
+ */
+export function withSpan<T>(name: string, kind: 'internal' | 'client', attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, requestId?: string | null): Promise<T> {
+  return active ? active.inSpan(name, kind, attributes, requestId, fn) : fn(noSpan);
 }
 
 /**
- * Turns tracing on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set: loads the OpenTelemetry SDK
- * (only then: the import is dynamic) and exports spans over OTLP/HTTP as JSON. Answers
- * `undefined`, having loaded nothing, when it is unset.
+ * Turns tracing on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is not
+ * `true`): loads the OpenTelemetry SDK (only then: the import is dynamic) and exports spans
+ * over OTLP/HTTP as JSON. Answers `undefined`, having loaded nothing, otherwise. `env`
+ * holds the standard `OTEL_*` variables the SDK would read (sampler, batching).
  */
-export async function startTracing(options: { readonly endpoint: string | undefined; readonly serviceName: string; readonly serviceVersion: string }): Promise<Tracing | undefined> {
-  if (options.endpoint === undefined) return undefined;
+export async function startTracing(options: { readonly endpoint: string | undefined; readonly serviceName: string; readonly serviceVersion: string; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<Tracing | undefined> {
+  const env = options.env ?? {};
+  if (options.endpoint === undefined || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const { openTelemetry } = await import('./open-telemetry.js');
-  active = openTelemetry({ endpoint: options.endpoint, serviceName: options.serviceName, serviceVersion: options.serviceVersion });
+  active = openTelemetry({ endpoint: options.endpoint, serviceName: env.OTEL_SERVICE_NAME?.trim() || options.serviceName, serviceVersion: options.serviceVersion, env });
   return active;
 }

@@ -10,7 +10,7 @@ import type { DataKey } from '../security/data-key.js';
 import { asSystem } from '../core/principal.js';
 import type { Clock } from '../core/clock.js';
 import type { AddressGuard } from './address-guard.js';
-import { traceHeaders, withSpan } from '../observability/tracing.js';
+import { withSpan } from '../observability/tracing.js';
 import { postWebhook } from './deliver.js';
 import { signatureHeader } from './signature.js';
 
@@ -285,7 +285,7 @@ export class WebhookDispatcher {
     if (secrets.previous && Number(secrets.previous_until) > now) keys.push(dataKey.decrypt(secrets.previous));
     // Its own trace (the event's request has long finished, maybe on another instance); the receiver gets its traceparent.
     const result = await withSpan('webhook delivery', 'client', { 'booking.webhook_id': delivery.webhook_id, 'booking.delivery_id': delivery._id, 'booking.attempt': delivery.attempts + 1 }, async (span) => {
-      const answer = await postWebhook(String(hook.url), { ...traceHeaders(), 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
+      const answer = await postWebhook(String(hook.url), { ...span.traceHeaders(), 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
       if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
       return answer;
     });

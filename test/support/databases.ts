@@ -9,27 +9,53 @@ import { openSqlite } from '../../src/db/sqlite.js';
 /** The dialects every storage and API suite runs on. */
 export const dialects: readonly DialectName[] = ['sqlite', 'postgres'];
 
-/** A fresh PostgreSQL database URL inside the run's throwaway cluster. */
-export async function freshPostgresUrl(): Promise<string> {
-  const base = inject('postgresUrl');
-  if (!base) throw new Error('the PostgreSQL cluster did not start (see global-setup)');
-  const name = `t_${randomBytes(6).toString('hex')}`;
+/** Creates a database in the cluster at `base` (a copy of `template` when given) and returns its URL. */
+async function createDatabase(base: string, name: string, template?: string): Promise<string> {
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await admin.end();
   }
   return base.replace(/\/[^/]*$/, `/${name}`);
 }
 
-/** Opens and migrates an empty database of the given dialect. */
+function clusterUrl(): string {
+  const base = inject('postgresUrl');
+  if (!base) throw new Error('the PostgreSQL cluster did not start (see global-setup)');
+  return base;
+}
+
+/** A fresh, empty PostgreSQL database URL inside the run's throwaway cluster. */
+export function freshPostgresUrl(): Promise<string> {
+  return createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * Migrates a database named `name` in the cluster at `base` once per run (global set-up), so
+ * each test's database is a copy of it: copying takes a fraction of the time that running
+ * every migration again does. No connection may stay open on it, or the copies fail.
+ */
+export async function createMigratedTemplate(base: string, name: string): Promise<void> {
+  const database = openPostgres({ connectionString: await createDatabase(base, name), poolSize: 1, statementTimeoutMs: 60_000 });
+  try {
+    await migrateToLatest(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Opens an empty database of the given dialect, migrated: SQLite runs the migrations, a
+ * PostgreSQL database starts as a copy of the run's migrated template. `migrateToLatest`
+ * still runs on it, finds nothing to apply and checks the schema against the registry.
+ */
 export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number; now?: () => number } = {}): Promise<Database> {
   const database =
     dialect === 'sqlite'
       ? openSqlite(':memory:', options)
-      : openPostgres({ connectionString: await freshPostgresUrl(), poolSize: 25, statementTimeoutMs: options.statementTimeoutMs ?? 5000 });
+      : openPostgres({ connectionString: await createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`, inject('postgresTemplate')), poolSize: 25, statementTimeoutMs: options.statementTimeoutMs ?? 5000 });
   await migrateToLatest(database);
   return database;
 }

@@ -1,11 +1,14 @@
 import type { TestProject } from 'vitest/node';
 import { startCluster } from './postgres-cluster.js';
 import type { Cluster } from './postgres-cluster.js';
+import { createMigratedTemplate } from './databases.js';
 import { ensureSystemPackages, systemPackages } from './system-packages.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
+    /** A database of that cluster with every migration applied: copy it, never connect to it. */
+    postgresTemplate: string;
   }
 }
 
@@ -21,6 +24,20 @@ interface SharedCluster {
   users: number;
 }
 
+const template = 'migrated_template';
+
+/** Starts the run's cluster with the migrated template database in it. */
+async function startClusterWithTemplate(): Promise<Cluster> {
+  const cluster = await startCluster();
+  try {
+    await createMigratedTemplate(cluster.url, template);
+  } catch (error) {
+    cluster.stop();
+    throw error;
+  }
+  return cluster;
+}
+
 // `npm test` runs the api and system lanes in one vitest process: they share one cluster
 // (each test file makes its own database) instead of paying for two initdb runs.
 const key = Symbol.for('booking-service.test.postgres-cluster');
@@ -29,11 +46,12 @@ const shared = globalThis as typeof globalThis & { [key]?: SharedCluster };
 /**
  * Runs once per lane that needs it (api, system) before that lane's first test file:
  * installs the system packages the lane needs when they are missing (as root; otherwise
- * stops with the command to run), then starts (or joins) the PostgreSQL cluster for the run.
+ * stops with the command to run), then starts (or joins) the PostgreSQL cluster for the run
+ * and its migrated template database.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   ensureSystemPackages(packagesFor(project.name));
-  const entry = (shared[key] ??= { cluster: startCluster(), users: 0 });
+  const entry = (shared[key] ??= { cluster: startClusterWithTemplate(), users: 0 });
   entry.users += 1;
   let cluster: Cluster;
   try {
@@ -43,6 +61,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     throw error;
   }
   project.provide('postgresUrl', cluster.url);
+  project.provide('postgresTemplate', template);
   return () => {
     entry.users -= 1;
     if (entry.users > 0) return;

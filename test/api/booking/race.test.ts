@@ -13,7 +13,10 @@ describe.each(dialects)('parallel bookings on %s', (dialect) => {
   let token: string;
 
   beforeAll(async () => {
-    h = await createHarness(dialect);
+    // The requests queue on the product's lock one transaction at a time; on a busy machine
+    // the last of 100 waits longer than the default 5 s statement timeout and would get a
+    // 503. The race is the subject here, not the timeout: give the queue room.
+    h = await createHarness(dialect, { database: { statementTimeoutMs: 60_000 } });
     token = await h.bearer(await h.tenant('Race'), [...crud('products'), ...crud('bookings')]);
   });
   afterAll(() => h.close());

@@ -169,8 +169,10 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
   };
 
   it('keeps no session state: the statement timeout is set per transaction, LISTEN and migrations go straight to PostgreSQL', async () => {
-    // The role has no statement_timeout of its own: each instance said so at start-up.
-    for (const instance of instances) expect(logLines(instance.stdout()).filter((line) => String(line.msg).includes('without a time limit'))).toHaveLength(1);
+    // The role has no statement_timeout of its own: each instance said so at start-up (lines reach stdout in batches).
+    const warned = (instance: (typeof instances)[number]) => logLines(instance.stdout()).filter((line) => String(line.msg).includes('without a time limit'));
+    await until(() => instances.every((instance) => warned(instance).length > 0), 'the start-up warnings');
+    for (const instance of instances) expect(warned(instance)).toHaveLength(1);
     const database = openPostgres({ connectionString: bouncer.url, directConnectionString: cluster.url, poolSize: 2, statementTimeoutMs: 1500 });
     try {
       const outside = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(database.db);

@@ -137,6 +137,9 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
       DATA_DIR: join(dir, 'data'),
       DATABASE_URL: databaseUrl,
       DB_POOL_SIZE: '8',
+      // 100 racing bookings queue on one product's lock, one transaction at a time: on a busy
+      // machine the last waits longer than the default 5 s (a 503, not a double booking).
+      DB_STATEMENT_TIMEOUT_MS: '30000',
       REDIS_URL: redis.url,
       PUBLIC_URL: origin,
       TRUST_PROXY: '127.0.0.1/32',

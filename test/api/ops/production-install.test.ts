@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,21 +20,48 @@ import { childEnv, repoRoot } from '../../support/run-cli.js';
  * `npm start`, on SQLite and on PostgreSQL. Each start must answer `/ready`, serve the
  * console at `/admin` and issue an access token to a client the production CLI
  * (`node dist/cli/main.js`) registered. npm needs the registry (`--prefer-offline` takes
- * what the npm cache has) and compiles better-sqlite3 for each install: minutes, not
- * seconds.
+ * what the npm cache has). Both installs run the native modules' install scripts, which
+ * take the binaries this checkout's `npm ci` compiled from a local prebuilds folder
+ * (`localPrebuilds`) instead of compiling them again: the offline install path of
+ * docs/operations.md. `.ci/run`'s own `npm ci` is what proves they compile from source.
  */
 
 const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund'];
 
+/** The native modules `npm ci` installs with prebuild-install, and the binary each one loads. */
+const nativeModules = { 'better-sqlite3': 'build/Release/better_sqlite3.node', libxmljs2: 'build/Release/xmljs.node' } as const;
+
+/**
+ * Packs this checkout's compiled native modules into `dir` under the names prebuild-install
+ * looks for (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`) and returns the
+ * `npm_config_<name>_local_prebuilds` variables that point the install scripts there.
+ * prebuild-install loads each binary after unpacking it; a module whose version differs
+ * from the one installed here finds no file and compiles, as it would without the folder.
+ */
+async function localPrebuilds(dir: string): Promise<Record<string, string>> {
+  mkdirSync(dir);
+  const env: Record<string, string> = {};
+  for (const [name, binary] of Object.entries(nativeModules)) {
+    const installed = join(repoRoot, 'node_modules', name);
+    if (!existsSync(join(installed, binary))) continue;
+    const { version } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { version: string };
+    const file = `${name}-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    await ok('tar', ['czf', join(dir, file), binary], installed);
+    env[`npm_config_${name.replace(/[^a-zA-Z0-9]/g, '_')}_local_prebuilds`] = dir;
+  }
+  return env;
+}
+
 /**
  * The environment of an npm or service child: none of the `npm test` run's lifecycle
  * variables or its `node_modules/.bin` on the PATH (they would hand this checkout's dev
- * tools to the production install), the npm cache and registry kept.
+ * tools to the production install), the npm cache and registry kept, plus `extra`.
  */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = childEnv(extra);
+  const env = childEnv({});
   const kept = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'npm_config_globalconfig']);
   for (const key of Object.keys(env)) if ((key.startsWith('npm_') && !kept.has(key)) || key === 'INIT_CWD') delete env[key];
+  Object.assign(env, extra);
   env.PATH = (env.PATH ?? '')
     .split(delimiter)
     .filter((dir) => !/node_modules[\\/]\.bin$/.test(dir) && !dir.includes('node-gyp-bin'))
@@ -127,6 +155,7 @@ describe('a production install (issue 26)', () => {
   let work: string;
   let clone: string;
   let tarball: string;
+  let prebuilds: Record<string, string>;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'booking-prodinstall-'));
@@ -135,7 +164,8 @@ describe('a production install (issue 26)', () => {
     const head = (await ok('git', ['rev-parse', 'HEAD'], top)).stdout.trim();
     await ok('git', ['clone', '--quiet', '--no-checkout', top, clone], work);
     await ok('git', ['checkout', '--quiet', '--detach', head], clone);
-    await ok('npm', ['ci', ...npmFlags], clone);
+    prebuilds = await localPrebuilds(join(work, 'prebuilds'));
+    await ok('npm', ['ci', ...npmFlags], clone, prebuilds);
     await ok('npm', ['run', 'build'], clone);
     // Packing a current build does not rebuild; the tarball carries the lockfile as npm-shrinkwrap.json.
     const packed = await ok('npm', ['pack', '--pack-destination', work], clone);
@@ -146,9 +176,10 @@ describe('a production install (issue 26)', () => {
     tarball = join(work, tarballs[0] ?? '');
   }, 900_000);
 
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  // Two node_modules trees: removing them takes a while on a busy disk.
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  }, 300_000);
 
   it('build, prune the dev dependencies, npm start: starts the build; a stale build stops with one line naming npm run build', async () => {
     await ok('npm', ['prune', '--omit=dev', ...npmFlags], clone);
@@ -173,7 +204,7 @@ describe('a production install (issue 26)', () => {
     // The deploying project decides which install scripts run: the service's own choice.
     const manifest = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8')) as { allowScripts?: unknown };
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ private: true, allowScripts: manifest.allowScripts }, null, 2)}\n`);
-    await ok('npm', ['install', '--omit=dev', ...npmFlags, tarball], app);
+    await ok('npm', ['install', '--omit=dev', ...npmFlags, tarball], app, prebuilds);
     const installed = join(app, 'node_modules/booking-service');
     for (const dev of ['tsx', 'typescript', 'vite', 'vitest', '@cyclonedx/cyclonedx-npm']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const absent of ['src', 'cli', 'admin', 'test']) expect(existsSync(join(installed, absent)), absent).toBe(false);

@@ -65,7 +65,9 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       expect(row?.name).toBe(level);
     };
     for (let next = 0; next < levels.length; next += sideBySide) await Promise.all(levels.slice(next, next + sideBySide).map(upgrade));
-  });
+    // Every level's whole migration history: a few seconds on an idle machine, more than
+    // the default 30 s on a busy one.
+  }, 180_000);
 
   it('0018 records the longest live booking of each product that has bookings', async () => {
     const database = await open();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -71,7 +71,12 @@ function listen(handler: (path: string, headers: IncomingHttpHeaders, body: stri
   }));
 }
 
-describe('OpenTelemetry traces over OTLP/HTTP', () => {
+/** Environment that makes the server write the CommonJS modules it loaded to `file` when it exits. */
+const probeLoadedModules = (file: string) => ({ NODE_OPTIONS: '--import=./test/support/loaded-packages.mjs', LOADED_MODULES_FILE: file });
+const openTelemetryModules = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as string[]).filter((path) => path.includes('/@opentelemetry/'));
+
+// One traced server process: the export check reads it while it runs, the last step stops it.
+describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
   let dir: string;
   let instance: ServerProcess;
   const spans: OtlpSpan[] = [];
@@ -103,6 +108,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      ...probeLoadedModules(join(dir, 'loaded-modules.json')),
     };
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const database = openDatabase(config);
@@ -172,4 +178,35 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     const exported = JSON.stringify(spans);
     for (const secret of [bearer, assertion, 'Musterstraße', 'Traced room', '127.0.0.1']) expect(exported).not.toContain(secret);
   }, 40_000);
+  it('loads the OpenTelemetry SDK when an endpoint is set, and has exported its spans once stopped', async () => {
+    const before = spans.length;
+    const res = await fetch(`${instance.origin}/health`);
+    expect(res.status).toBe(200);
+    instance.child.kill('SIGTERM');
+    expect(await instance.exited).toBe(0);
+    expect(spans.length).toBeGreaterThan(before);
+    expect(openTelemetryModules(join(dir, 'loaded-modules.json')).some((path) => path.includes('/@opentelemetry/sdk-trace/'))).toBe(true);
+  }, 30_000);
+});
+
+describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
+  it('serves requests without loading the OpenTelemetry SDK', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'booking-untraced-'));
+    const port = await freePort();
+    const server = startServer(port, { DATA_DIR: join(dir, 'data'), PUBLIC_URL: `http://127.0.0.1:${port}`, ...probeLoadedModules(join(dir, 'loaded-modules.json')) });
+    try {
+      await server.waitReady(60_000);
+      // A refused read runs the request pipeline (hooks, authentication, error answer) without a token to set up.
+      expect((await fetch(`${server.origin}/v1/products/`)).status).toBe(401);
+      expect((await fetch(`${server.origin}/health`)).status).toBe(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      // prom-client's default process metrics require the API package (no-op without an SDK) for
+      // exemplars; nothing of the SDK, the exporter or a context manager may load.
+      expect(openTelemetryModules(join(dir, 'loaded-modules.json')).filter((path) => !path.includes('/@opentelemetry/api/'))).toEqual([]);
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

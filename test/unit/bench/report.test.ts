@@ -139,3 +139,21 @@ describe('the memory target', () => {
     expect(memory(ratios([result('bare-fastify', 100)], null))).toMatchObject({ value: null, met: null });
   });
 });
+
+describe('observability cost targets (issues 25 and 27)', () => {
+  const costed = (scenario: string, rps: number, cpuMsPerRequest: number): ScenarioResult => ({ ...result(scenario, rps), cpuMsPerRequest });
+  const target = (list: ReturnType<typeof ratios>, name: string) => list.find((r) => r.name === name);
+
+  it('takes the access log line as get-bearer’s CPU per request less get-bearer-warn’s, met up to 8 µs', () => {
+    const at = (info: number) => ratios([costed('get-bearer', 9000, info), costed('get-bearer-warn', 9500, 0.041)], null);
+    expect(target(at(0.049), 'access log line, CPU µs')).toMatchObject({ value: 8, target: 8, kind: 'at-most', met: true });
+    expect(target(at(0.0491), 'access log line, CPU µs')).toMatchObject({ value: 8.1, met: false });
+    expect(target(ratios([costed('get-bearer', 9000, 0.05)], null), 'access log line, CPU µs')?.value).toBeNull();
+  });
+
+  it('asks token issuance for twice node-oidc-provider’s rate and tracing for 0.87 of the untraced rate', () => {
+    const list = ratios([result('oidc-provider', 600), result('token-bearer', 1190), result('get-bearer', 1000), result('get-bearer-traced', 870)], null);
+    expect(target(list, 'token-bearer ÷ oidc-provider')).toMatchObject({ value: 1.98, target: 2, met: false });
+    expect(target(list, 'get-bearer-traced ÷ get-bearer')).toMatchObject({ value: 0.87, target: 0.87, met: true });
+  });
+});

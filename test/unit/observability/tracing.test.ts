@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startTracing, traceHeaders, withSpan } from '../../../src/observability/tracing.js';
+import { startTracing, withSpan } from '../../../src/observability/tracing.js';
 
 const root = join(import.meta.dirname, '../../..');
 
@@ -28,8 +28,12 @@ describe('tracing off costs nothing', () => {
     expect(await withSpan('unit of work', 'internal', {}, async (span) => {
       span.setAttribute('x', 1);
       return 42;
-    })).toBe(42);
+    }, 'request-1')).toBe(42);
     await expect(withSpan('webhook delivery', 'client', {}, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(traceHeaders()).toEqual({});
+    expect(await withSpan('webhook delivery', 'client', {}, async (span) => span.traceHeaders())).toEqual({});
+  });
+
+  it('OTEL_SDK_DISABLED=true keeps it off even with an endpoint', async () => {
+    expect(await startTracing({ endpoint: 'http://127.0.0.1:4318', serviceName: 'booking-service', serviceVersion: '0.0.0', env: { OTEL_SDK_DISABLED: 'true' } })).toBeUndefined();
   });
 });
