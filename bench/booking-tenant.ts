@@ -22,7 +22,7 @@ export const bookingCapabilities = ['products:list', 'products:read', 'bookings:
 export function bookingTenant(ctx: BenchContext): Promise<BookingTenant> {
   return seedOnce(ctx, 'booking-tenant', () =>
     withStorage(ctx.config, async (database) => {
-      const operator = buildOperatorServices(ctx.config, database);
+      const operator = await buildOperatorServices(ctx.config, database);
       const tenant = await operator.createTenant({ name: 'Bench bookings', level: 'tenant', parent: undefined, currency: 'EUR' });
       const key = es256Key();
       const keyFile = join(ctx.config.dataDir, 'bench-bookings.pub');

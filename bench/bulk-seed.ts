@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database } from '../src/db/dialect.js';
 import { getResource } from '../src/registry/index.js';
-import { nextEtag } from '../src/services/etag.js';
-import { recordToRow } from '../src/services/record-codec.js';
+import { nextEtag } from '../src/core/etag.js';
+import { recordToRow } from '../src/data/record-codec.js';
 
 const transactionRows = 5_000;
 // Multi-row INSERTs stay far below SQLite's 32 766 and PostgreSQL's 65 535 parameters.

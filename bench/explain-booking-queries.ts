@@ -48,7 +48,7 @@ const config = loadConfig({ DATA_DIR: dir, PORT: '1', PUBLIC_URL: 'http://127.0.
 const database = openDatabase(config);
 try {
   await migrateToLatest(database);
-  const tenantId = String((await buildOperatorServices(config, database).createTenant({ name: 'explain', level: 'tenant', parent: undefined, currency: 'EUR' }))._id);
+  const tenantId = String((await (await buildOperatorServices(config, database)).createTenant({ name: 'explain', level: 'tenant', parent: undefined, currency: 'EUR' }))._id);
   const seeded = await seedCatalogue(database, tenantId);
   const { ids } = await insertProducts(database, tenantId, 1, () => ({ name: 'Contended hall', address: 'a', city: 'x', zip_code: '1', total_items: contendedUnits }));
   const contended = ids[0] ?? '';

@@ -9,12 +9,8 @@ import { buildOperatorServices } from '../cli/operator-services.js';
 import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { getResource } from '../src/registry/index.js';
-import { asSystem } from '../src/security/principal.js';
-import { TenantDirectory } from '../src/security/tenant-directory.js';
-import { systemClock } from '../src/services/clock.js';
-import { resourceHooks } from '../src/services/hooks/index.js';
-import type { RequestContext } from '../src/services/request-context.js';
-import { ResourceService } from '../src/services/resource-service.js';
+import { asSystem } from '../src/core/principal.js';
+import type { RequestContext } from '../src/core/request-context.js';
 import { es256Key } from './jws.js';
 import type { Es256Key } from './jws.js';
 
@@ -58,7 +54,7 @@ export function productBody(index: number): Record<string, unknown> {
 }
 
 export async function createFixtures(config: Config, database: Database, options: { readonly connections: number; readonly workDir: string }): Promise<Fixtures> {
-  const operator = buildOperatorServices(config, database);
+  const operator = await buildOperatorServices(config, database);
   const tenantIds: string[] = [];
   for (let i = 0; i < tenantCount; i += 1) {
     const tenant = await operator.createTenant({ name: `Bench tenant ${i}`, level: 'tenant', parent: undefined, currency: 'EUR' });
@@ -73,8 +69,7 @@ export async function createFixtures(config: Config, database: Database, options
   const created: Record<string, unknown> = await operator.createClient({ name: 'bench', tenant: tenantId, capabilities: benchCapabilities.join(' '), publicKeyFile: keyFile, kid: 'bench-es256', ipAllow: undefined });
   const client: BenchClient = { clientId: String(created._id), kid: String(created.kid), key };
 
-  const resources = new ResourceService(database, systemClock, resourceHooks());
-  const directory = new TenantDirectory(database);
+  const { resources, tenants: directory } = operator.services;
   const products = getResource('products');
   const contextFor = async (tenant: string): Promise<RequestContext> => {
     const scope = await directory.resolve(tenant);

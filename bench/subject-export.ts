@@ -20,11 +20,11 @@ import { openSqlite } from '../src/db/sqlite.js';
 import type { Database } from '../src/db/dialect.js';
 import { subjectExport } from '../src/gdpr/subject-export.js';
 import { getResource } from '../src/registry/index.js';
-import { asSystem } from '../src/security/principal.js';
-import { systemClock } from '../src/services/clock.js';
-import { nextEtag } from '../src/services/etag.js';
-import { resourceHooks } from '../src/services/hooks/index.js';
-import { recordToRow } from '../src/services/record-codec.js';
+import { asSystem } from '../src/core/principal.js';
+import { systemClock } from '../src/core/clock.js';
+import { nextEtag } from '../src/core/etag.js';
+import { resourceHooks } from '../src/container/resource-hooks.js';
+import { recordToRow } from '../src/data/record-codec.js';
 import { ResourceService } from '../src/services/resource-service.js';
 import { machineInfo } from './machine.js';
 

@@ -150,7 +150,12 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     database = openDatabase(config);
     await migrateToLatest(database);
-    print(await command.run(buildOperatorServices(config, database), values));
+    const operator = await buildOperatorServices(config, database);
+    try {
+      print(await command.run(operator, values));
+    } finally {
+      await operator.close();
+    }
     return 0;
   } catch (error) {
     print(errorBody(error));

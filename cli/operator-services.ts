@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
 import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { runUnitOfWork } from '../src/data/unit-of-work.js';
@@ -8,15 +9,14 @@ import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
 import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
 import type { QueryString } from '../src/query/list-query.js';
-import { asSystem } from '../src/security/principal.js';
-import type { TenantScope } from '../src/security/principal.js';
-import { TenantDirectory } from '../src/security/tenant-directory.js';
+import { asSystem } from '../src/core/principal.js';
+import type { TenantScope } from '../src/core/principal.js';
 import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
-import { systemClock } from '../src/services/clock.js';
-import { buildServices } from '../src/services/services.js';
+import { systemClock } from '../src/core/clock.js';
+import { buildContainer } from '../src/container/container.js';
 import { openSigningKeys } from '../src/signing-key-source.js';
-import type { RequestContext } from '../src/services/request-context.js';
+import type { RequestContext } from '../src/core/request-context.js';
 
 type Maybe = string | undefined;
 
@@ -50,12 +50,14 @@ interface ActionOutput {
 
 /**
  * The operator's commands. They run the declared actions through the same executor and the
- * same services as the HTTP API (`src/services/services.ts`), as the `system` actor acting
- * in the tenant node the operator names.
+ * same services as the HTTP API (the container, `src/container/container.ts`), as the
+ * `system` actor acting in the tenant node the operator names. Services log warnings to
+ * stderr: stdout carries the one JSON result.
  */
-export function buildOperatorServices(config: Config, database: Database) {
-  const services = buildServices(config, database, systemClock);
-  const tenants = new TenantDirectory(database);
+export async function buildOperatorServices(config: Config, database: Database) {
+  const keys = await openSigningKeys(config, Math.floor(systemClock.now() / 1000));
+  const services = buildContainer(config, { database, keys, log: pino({ level: 'warn' }, pino.destination(2)) });
+  const { tenants } = services;
   const system = asSystem();
 
   async function contextIn(tenant: Maybe, flag = '--tenant'): Promise<RequestContext> {
@@ -85,6 +87,12 @@ export function buildOperatorServices(config: Config, database: Database) {
   }
 
   return {
+    /** The container the commands run on (the benchmark seeds through it). */
+    services,
+
+    /** Writes the security events still queued; call before closing the database. */
+    close: () => services.close(),
+
     /** Every declared action: what `action` can run. */
     listActions() {
       return { items: actions.map((a) => ({ action: actionKey(a), method: a.method, path: a.path, capability: a.capability })), total: actions.length };
@@ -150,7 +158,6 @@ export function buildOperatorServices(config: Config, database: Database) {
     async rotateSigningKey() {
       if (config.signingKeysFile) throw validationError([{ field: 'SIGNING_KEYS_FILE', message: 'keys supplied by the operator are rotated at their source' }]);
       const now = Math.floor(systemClock.now() / 1000);
-      const keys = await openSigningKeys(config, now);
       const kid = await keys.rotate(now);
       const signsFrom = new Date((now + config.signingKeyPublishDelaySeconds) * 1000).toISOString();
       await runUnitOfWork(database, { now: () => now * 1000 }, await contextIn(undefined), (unit) =>
@@ -171,4 +178,4 @@ export function buildOperatorServices(config: Config, database: Database) {
   };
 }
 
-export type OperatorServices = ReturnType<typeof buildOperatorServices>;
+export type OperatorServices = Awaited<ReturnType<typeof buildOperatorServices>>;

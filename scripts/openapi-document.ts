@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openSqlite } from '../src/db/sqlite.js';
-import type { OpenApiDocument } from '../src/derive/openapi.js';
+import type { OpenApiDocument } from '../src/routes/openapi-document.js';
 import { SigningKeyStore } from '../src/security/signing-keys.js';
 
 /**

@@ -1,4 +1,4 @@
-import { erasureAction } from '../src/derive/erasure.js';
+import { erasureAction } from '../src/registry/erasure-rule.js';
 import { userRelations } from '../src/gdpr/erase-user.js';
 import { retainable } from '../src/gdpr/retention-policies.js';
 import { resources } from '../src/registry/index.js';

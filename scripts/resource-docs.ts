@@ -1,5 +1,5 @@
-import { capabilities, subOperationsOf } from '../src/derive/capabilities.js';
-import { erasureAction } from '../src/derive/erasure.js';
+import { capabilities, subOperationsOf } from '../src/actions/capabilities.js';
+import { erasureAction } from '../src/registry/erasure-rule.js';
 import { childRelations, resources } from '../src/registry/index.js';
 import type { FieldDef, ResourceDef } from '../src/registry/types.js';
 
@@ -57,7 +57,7 @@ export function resourceDocs(): string {
     'on create and never returned; *filter*/*sort* fields are usable in `where`, query filters and `sort`;',
     '*sensitive* fields need `<resource>:read:<field>` to be returned and `<resource>:write:<field>` to be set.',
     'GDPR: the field\'s class, and what erasure by depersonalisation does to it (`null`, or `redact` to a fixed marker)',
-    'where it changes it; fields without a rule derive one from their class (`src/derive/erasure.ts`).',
+    'where it changes it; fields without a rule derive one from their class (`src/registry/erasure-rule.ts`).',
     '',
   ];
   const capabilityList = ['## Capabilities', '', `${capabilities.length} capabilities, derived from the registry (also at \`GET /v1/capabilities\`):`, '', ...capabilities.map((c) => `- \`${c.name}\` — ${c.description}`)];

@@ -12,13 +12,11 @@ import { httpsOptions } from './edge/tls.js';
 import { installDeprecation } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { frameworkErrors } from './http/framework-errors.js';
-import { IdempotencyKeys } from './http/idempotency.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
 import { RouteCatalogue } from './http/route-catalogue.js';
 import { loggerOptions, redactedPaths } from './observability/logger-options.js';
-import { Metrics } from './observability/metrics.js';
 import { packageInfo } from './observability/package-info.js';
 import type { Tracing } from './observability/tracing.js';
 import { RequestLogController } from './observability/log-controller.js';
@@ -33,37 +31,19 @@ import { openApiRoutes } from './routes/openapi.js';
 import { operationsRoutes } from './routes/operations.js';
 import { tokenRoutes } from './routes/token.js';
 import { wellKnownRoutes } from './routes/well-known.js';
-import { AccessTokenVerifier } from './security/access-token.js';
 import { Authenticator } from './security/authenticate.js';
-import { ClientDirectory } from './security/client-directory.js';
-import { DatabaseReplayStore } from './security/db-replay-store.js';
-import { DpopVerifier } from './security/dpop.js';
-import { DpopNonces } from './security/dpop-nonces.js';
 import { installRouteGuard, installSecurity } from './security/pipeline.js';
-import { SecurityEvents } from './services/security-events.js';
 import type { ReplayStore } from './security/replay-store.js';
 import './security/route-config.js';
 import type { SigningKeyStore } from './security/signing-keys.js';
-import { TenantDirectory } from './security/tenant-directory.js';
-import { UserDirectory } from './security/user-directory.js';
-import { DataKey } from './security/data-key.js';
-import { MessageSender } from './sign-in/messages.js';
-import { OAuthLogin } from './sign-in/oauth-login.js';
-import { OAuthProviders } from './sign-in/oauth-providers.js';
-import { OtpService } from './sign-in/otp-service.js';
-import { TotpService } from './sign-in/totp-service.js';
-import { UserTokens } from './sign-in/user-tokens.js';
-import { AddressGuard } from './webhooks/address-guard.js';
-import { WebhookDispatcher, webhookQueue } from './webhooks/dispatcher.js';
-import { WebhookAdmin } from './webhooks/webhook-admin.js';
-import { IncomingWebhooks } from './webhooks/incoming.js';
 import type { ApiClientAdmin } from './services/api-client-admin.js';
-import { systemClock } from './services/clock.js';
-import type { Clock } from './services/clock.js';
-import { CountCache } from './services/count-cache.js';
+import type { Clock } from './core/clock.js';
 import type { ResourceService } from './services/resource-service.js';
-import { buildServices } from './services/services.js';
-import { TokenService } from './services/token-service.js';
+import type { TokenService } from './services/token-service.js';
+import type { SecurityEvents } from './security/security-events.js';
+import type { Metrics } from './observability/metrics.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { buildContainer } from './container/container.js';
 
 export interface AppDeps {
   readonly database: Database;
@@ -105,7 +85,6 @@ export interface App {
  * dependencies do. The caller owns the database and listens.
  */
 export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
-  const clock = deps.clock ?? systemClock;
   const https = httpsOptions(config, deps.readFile);
   const server = Fastify({
     ...(https ? { https } : {}),
@@ -124,46 +103,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   // Before every other hook: the request's span is active through all of them.
   deps.tracing?.instrument(server);
   const state = { shuttingDown: false };
+  const container = buildContainer(config, { database: deps.database, keys: deps.keys, log: server.log, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.replay ? { replay: deps.replay } : {}) });
+  const { clock, metrics, verifier, dpop, clients, tenants, users, events } = container;
   const startedAt = clock.now();
-  const metrics = new Metrics({
-    tokenSigner: deps.keys.signer.name,
-    poolStats: deps.database.poolStats?.bind(deps.database),
-    webhookQueue: () => webhookQueue(deps.database, clock.now()),
-  });
-  const tenants = new TenantDirectory(deps.database);
-  const clients = new ClientDirectory(deps.database, 5_000, () => clock.now());
-  const users = new UserDirectory(deps.database, 5_000, () => clock.now());
-  const replay = deps.replay ?? new DatabaseReplayStore(deps.database);
-  const verifier = new AccessTokenVerifier(deps.keys, {
-    issuer: config.apiBase, audience: config.apiBase,
-    observer: { signatureChecked: (valid) => metrics.accessTokenSignatureChecked(valid), refusalCached: () => metrics.accessTokenRefusalCached() },
-  });
-  const nonces = config.dpopNonces ? new DpopNonces({ secret: config.dpopNonceSecret ?? randomUUID() + randomUUID() }) : undefined;
-  const dpop = new DpopVerifier({ replay, origin: config.publicUrl, tokenEndpoint: config.tokenEndpoint, clockSkewSeconds: config.clockSkewSeconds, ...(nonces ? { nonces } : {}) });
-  const services = buildServices(config, deps.database, clock, new CountCache(config.listCountCacheMs, () => clock.now()));
-  // Committed changes of this instance and (PostgreSQL) of every other one.
-  const forget = { client: clients, tenant: tenants, user: users } as const;
-  const unsubscribe = deps.database.changes.subscribe((change) => forget[change.kind].forget(change.id));
-  server.addHook('onClose', async () => unsubscribe());
-  const events = new SecurityEvents(deps.database, clock, server.log);
-  server.addHook('onClose', () => events.flush());
-  const sender = new MessageSender(config);
-  if (sender.writesFiles) server.log.warn({ outbox: join(config.dataDir, 'outbox') }, 'SMTP_URL is not set: sign-in e-mails are written as .eml files, not sent');
-  const dataKey = DataKey.open({ dataKey: config.dataKey, dataDir: config.dataDir });
-  const userTokens = new UserTokens({ keys: deps.keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, clock });
-  const signIn = {
-    otp: new OtpService({ database: deps.database, clock, dataKey, users, sender, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log: server.log, metrics, events }),
-    totp: new TotpService({ database: deps.database, clock, dataKey, users, tokens: userTokens, events }),
-    oauth: new OAuthLogin({
-      database: deps.database, clock, dataKey, providers: new OAuthProviders(config.oauthProviders), tenants, users, tokens: userTokens, events,
-      redirectUris: config.oauthRedirectUris, publicUrl: config.publicUrl,
-    }),
-  };
-  const tokens = new TokenService({
-    events,
-    database: deps.database, clients, keys: deps.keys, verifier, replay, issuer: config.apiBase, tokenEndpoint: config.tokenEndpoint,
-    lifetimeSeconds: config.accessTokenTtlSeconds, clockSkewSeconds: config.clockSkewSeconds, clock, dpop,
-  });
+  server.addHook('onClose', () => container.close());
+  if (container.messages.writesFiles) server.log.warn({ outbox: join(config.dataDir, 'outbox') }, 'SMTP_URL is not set: sign-in e-mails are written as .eml files, not sent');
   // No offline queue and a command timeout: while Redis is away a counter update fails at
   // once and the limiter lets the request through (docs/operations.md, "Several instances")
   // instead of holding it until Redis returns.
@@ -212,16 +156,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(healthRoutes(deps.database, state));
   await server.register(wellKnownRoutes(config, deps.keys));
   await server.register(operationsRoutes({ config, database: deps.database, state, clock, startedAt, metrics, redactedPaths, tokenSigner: deps.keys.signer.description }));
-  await server.register(tokenRoutes(tokens));
+  await server.register(tokenRoutes(container.tokens));
   await server.register(capabilityRoutes);
-  const dispatcher = new WebhookDispatcher({
-    database: deps.database, clock, dataKey, guard: new AddressGuard(config.webhookAllowedNetworks), timeoutMs: config.webhookTimeoutMs,
-    retrySchedule: config.webhookRetrySchedule, log: server.log, onAttempt: (outcome) => metrics.webhookAttempt(outcome),
-  });
-  const webhooks = new WebhookAdmin(deps.database, clock, dataKey, dispatcher);
-  const incoming = new IncomingWebhooks(deps.database, clock, dataKey, tenants);
-  await server.register(actionRoutes(actions, { ...services, signIn, webhooks, incoming }, new IdempotencyKeys(deps.database, clock)));
+  await server.register(actionRoutes(actions, container, container.idempotency));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
-  return { server, dispatcher, resources: services.resources, apiClients: services.apiClients, tokens, securityEvents: events, state, metrics, routes: catalogue };
+  return { server, dispatcher: container.dispatcher, resources: container.resources, apiClients: container.apiClients, tokens: container.tokens, securityEvents: events, state, metrics, routes: catalogue };
 }

@@ -10,8 +10,8 @@ import { packageInfo } from './observability/package-info.js';
 import { exitAfterLogs, exitOnFatalError, logDestination } from './observability/log-destination.js';
 import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
-import { systemClock } from './services/clock.js';
-import { retentionSettingsFromConfig, startRetentionJob } from './services/retention-job.js';
+import { systemClock } from './core/clock.js';
+import { retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
 import { openSigningKeys } from './signing-key-source.js';
 
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */

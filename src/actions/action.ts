@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Operation, Schema } from '../derive/openapi/types.js';
-import type { RateLimitGroup } from '../edge/rate-limit-group.js';
+import type { RateLimitGroup } from './rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
@@ -8,7 +8,7 @@ import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { UnknownMembers } from './input-errors.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import type { IncomingWebhooks } from '../webhooks/incoming.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -21,16 +21,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type Authentication = 'client' | 'user' | 'public';
 
-/** What the services layer offers actions; built once per app (and per CLI run) by `buildServices`. */
+/** What the services layer offers actions; built once per process by the container (`src/container/container.ts`), for HTTP and the CLI alike. */
 export interface ActionServices {
   readonly resources: ResourceService;
   readonly apiClients: ApiClientAdmin;
-  /** Webhook operations beyond CRUD (absent in the CLI, which runs no dispatcher). */
-  readonly webhooks?: WebhookAdmin;
+  /** Webhook operations beyond CRUD. */
+  readonly webhooks: WebhookAdmin;
   /** Incoming webhooks: signature checks and their effects. */
-  readonly incoming?: IncomingWebhooks;
-  /** End-user sign-in (absent in the CLI, which signs nobody in). */
-  readonly signIn?: SignInServices;
+  readonly incoming: IncomingWebhooks;
+  /** End-user sign-in. */
+  readonly signIn: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */
   readonly origin: string;
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors.js';
-import { hasCapability } from '../security/principal.js';
+import { hasCapability } from '../core/principal.js';
 import type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
 import { checkInput } from './input-schemas.js';
 

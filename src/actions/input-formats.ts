@@ -1,8 +1,8 @@
 import { isRangeBound } from '../booking/availability-range.js';
-import { isCapability } from '../derive/capabilities.js';
+import { isCapability } from './capabilities.js';
 import { isTimeZone } from '../lib/time-zone.js';
-import { isValidCidr } from '../security/ip-allowlist.js';
-import { normaliseTimestamp } from '../services/timestamps.js';
+import { isValidCidr } from '../lib/ip-allowlist.js';
+import { normaliseTimestamp } from '../core/timestamps.js';
 
 /** A string format the input schemas name in `format`: its check and the message of a refusal. */
 export interface InputFormat {

@@ -3,7 +3,7 @@ import { queryParameters } from '../derive/openapi/query-parameters.js';
 import type { Operation } from '../derive/openapi/types.js';
 import type { OAuthStartQuery, OAuthTokenInput } from '../sign-in/oauth-login.js';
 import type { ActionDef } from './action.js';
-import { checkedBody, checkedQuery, closedObject, jsonBody, signIn, token } from './sign-in-actions.js';
+import { checkedBody, checkedQuery, closedObject, jsonBody, token } from './sign-in-actions.js';
 
 const provider = { name: 'provider', in: 'path', required: true, description: 'The `id` of a provider in `OAUTH_PROVIDERS`.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,31}$' } };
 const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
@@ -41,7 +41,7 @@ export const oauthActions: readonly ActionDef[] = [
     description: 'Redirects the browser to the provider (authorization code flow with `state`, `nonce` and PKCE `S256`, scope `openid email`). `redirect_uri` must equal one of `OAUTH_REDIRECT_URIS` exactly; otherwise, and for an unknown tenant, 400 and no redirect.',
     parameters: [provider, ...queryParameters(startQuery, startDescriptions)],
     responses: { 302: redirect('To the provider\'s authorization endpoint.'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await signIn(services).oauth.start(input.params.provider ?? '', checkedQuery<OAuthStartQuery>(input), input.context) } })),
+  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.start(input.params.provider ?? '', checkedQuery<OAuthStartQuery>(input), input.context) } })),
   // No query schema: providers add parameters of their own (`session_state`, `scope`), and a bad state is `invalid_grant`.
   step('oauth-callback', 'GET', '/v1/auth/oauth/:provider/callback', 'public', {}, {
     operationId: 'oauth_callback',
@@ -49,7 +49,7 @@ export const oauthActions: readonly ActionDef[] = [
     description: 'Consumes the `state` once (valid 600 s), redeems the code with the PKCE verifier, validates the ID token and its nonce, and finds the tenant\'s active user by the verified e-mail address (`email_verified`). Then redirects to the `redirect_uri` of the start with `code` (a one-time login code, 60 s) and the application\'s `state`. An unknown, used, expired or altered state, a wrong nonce, a provider error, an unverified or unknown e-mail address: 400 `invalid_grant`, no redirect.',
     parameters: [provider, query('state', true, 'The state of the start.'), query('code', false, 'The provider\'s authorization code.'), query('iss', false, 'RFC 9207 issuer of the answer.'), query('error', false, 'The provider\'s refusal.')],
     responses: { 302: redirect('To the application\'s `redirect_uri` with `code` (and `state`).'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await signIn(services).oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } })),
+  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } })),
   step('oauth-token', 'POST', '/v1/auth/oauth/token', 'token', { body: tokenBody }, {
     operationId: 'oauth_token',
     summary: 'Exchange a login code for a user token',
@@ -62,5 +62,5 @@ export const oauthActions: readonly ActionDef[] = [
       },
       ...problems('400'),
     },
-  }, async (input, services) => ({ status: 200, headers: noStore, body: await signIn(services).oauth.exchange(checkedBody<OAuthTokenInput>(input), input.context) })),
+  }, async (input, services) => ({ status: 200, headers: noStore, body: await services.signIn.oauth.exchange(checkedBody<OAuthTokenInput>(input), input.context) })),
 ];

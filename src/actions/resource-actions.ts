@@ -13,7 +13,7 @@ import { parseListQuery } from '../query/parse-list-query.js';
 import type { QueryString } from '../query/list-query.js';
 import { reservedColumns } from '../registry/define-resource.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
-import type { Principal } from '../security/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { ActionDef, ActionInput, HttpMethod } from './action.js';
 import type { UnknownMembers } from './input-errors.js';
 

@@ -4,18 +4,12 @@ import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation } from '../derive/openapi/types.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
+import { notFound, validationError } from '../http/errors.js';
 import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import { eventNames } from '../webhooks/event-catalogue.js';
-import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
-import type { ActionDef, ActionInput, ActionServices } from './action.js';
+import type { ActionDef, ActionInput } from './action.js';
 
-
-function admin(services: ActionServices): WebhookAdmin {
-  if (!services.webhooks) throw new ApiError('service_unavailable', 'Webhooks are not available here');
-  return services.webhooks;
-}
 
 const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
 
@@ -50,11 +44,6 @@ const delivery = {
   },
 };
 
-function incoming(services: ActionServices) {
-  if (!services.incoming) throw new ApiError('service_unavailable', 'Incoming webhooks are not available here');
-  return services.incoming;
-}
-
 function pageParameter(raw: unknown, field: string, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
   if (typeof raw !== 'string' || !/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw validationError([{ field, message: `must be a whole number from 1 to ${max}` }]);
@@ -75,14 +64,14 @@ export const webhookActions: readonly ActionDef[] = [
       },
     },
     async run(input, services) {
-      return { status: 200, body: await incoming(services).receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
+      return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
     },
   },
   { ...declare('received', 'GET', '/v1/webhooks/:id/received', 'webhooks:read', {
     operationId: 'list_received_webhook_events', summary: 'Events an incoming webhook accepted, newest first', parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
     responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { _id: { type: 'string' }, type: { type: 'string' }, received_at: { type: 'string', format: 'date-time' }, outcome: { type: 'string' }, detail: { type: ['string', 'null'] } } } }, total: { type: 'integer' } } } } } }, ...problems('404') },
   }, async (input, services) => {
-    const page = await incoming(services).received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
+    const page = await services.incoming.received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
     return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
   }), stepUp: false },
   { ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
@@ -92,12 +81,12 @@ export const webhookActions: readonly ActionDef[] = [
   declare('rotate-secret', 'POST', '/v1/webhooks/:id/rotate-secret', 'webhooks:rotate-secret', {
     operationId: 'rotate_secret_webhooks', summary: 'Replace the signing secret', description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.', parameters: [id],
     responses: { 200: { description: 'The new secret.', content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } } }, ...problems('404') },
-  }, async (input, services) => ({ status: 200, body: await admin(services).rotateSecret(input.context, idOf(input)) })),
+  }, async (input, services) => ({ status: 200, body: await services.webhooks.rotateSecret(input.context, idOf(input)) })),
   { ...declare('deliveries', 'GET', '/v1/webhooks/:id/deliveries', 'webhooks:read', {
     operationId: 'list_webhook_deliveries', summary: 'Deliveries of a webhook, newest first', description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.', parameters: [id, ...listParameters(webhookDeliveries)],
     responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
   }, async (input, services) => {
-    const page = await admin(services).deliveries(input.context, idOf(input), input.query);
+    const page = await services.webhooks.deliveries(input.context, idOf(input), input.query);
     return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
   }), stepUp: false },
   { ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
@@ -106,7 +95,7 @@ export const webhookActions: readonly ActionDef[] = [
     parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
     responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
   }, async (input, services) => {
-    const page = await admin(services).attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
+    const page = await services.webhooks.attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
     return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
   }), stepUp: false },
   declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
@@ -114,12 +103,12 @@ export const webhookActions: readonly ActionDef[] = [
     responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
   }, async (input, services) => {
     const deliveryId = deliveryIdOf(input);
-    await admin(services).retry(input.context, idOf(input), deliveryId);
+    await services.webhooks.retry(input.context, idOf(input), deliveryId);
     return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
   }),
   declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
     operationId: 'test_webhook', summary: 'Send a ping', description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.', parameters: [id],
     responses: { 202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } }, ...problems('404') },
-  }, async (input, services) => ({ status: 202, body: { delivery_id: await admin(services).test(input.context, idOf(input)) } })),
+  }, async (input, services) => ({ status: 202, body: { delivery_id: await services.webhooks.test(input.context, idOf(input)) } })),
 ];
 

@@ -1,7 +1,7 @@
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
-import { parseTimestamp } from '../query/parse-timestamp.js';
+import { parseTimestamp } from '../core/parse-timestamp.js';
 import { singleParameter } from '../query/single-parameter.js';
 import { midnightOf } from './time-slots.js';
 

@@ -6,7 +6,7 @@ import { parseListQuery } from '../query/parse-list-query.js';
 import { parsePageNumber } from '../query/parse-page-number.js';
 import { singleParameter } from '../query/single-parameter.js';
 import { getResource } from '../registry/index.js';
-import type { Row } from '../services/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 import { offeredUnits, zoneOf } from './availability.js';
 import { parseRange, resolveBound } from './availability-range.js';
 import type { RangeQuery } from './availability-range.js';

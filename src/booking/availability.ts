@@ -1,7 +1,7 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
-import type { Row } from '../services/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 import { getResource } from '../registry/index.js';
 import { closedStatuses } from './booking-hooks.js';
 import { parseRange, resolveBound } from './availability-range.js';

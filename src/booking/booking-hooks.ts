@@ -2,7 +2,7 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
-import type { Row } from '../services/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 import { assertCapacity, assertFutureHoldings } from './capacity.js';
 import { maxBookingMs } from './booking-spans.js';
 import { holdingStatuses } from './holdings.js';

@@ -1,4 +1,4 @@
-import { apiPrefix, tokenPath } from '../http/api-paths.js';
+import { apiPrefix, tokenPath } from '../core/api-paths.js';
 import { settings } from './settings.js';
 import type { Settings } from './settings.js';
 

@@ -2,7 +2,7 @@
  * Parsers for the metrics and security.txt settings. Each fails the boot with a message
  * naming the variable, like the parsers in `settings.ts`.
  */
-import { parseCidr } from '../security/ip-allowlist.js';
+import { parseCidr } from '../lib/ip-allowlist.js';
 
 function items(raw: string): string[] {
   return raw.split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,9 +1,9 @@
 import { newRecordId } from '../lib/record-id.js';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import { findResource, getResource } from '../registry/index.js';
-import type { RequestContext } from '../services/request-context.js';
-import { recordToRow } from '../services/record-codec.js';
-import { nextEtag } from '../services/etag.js';
+import type { RequestContext } from '../core/request-context.js';
+import { recordToRow } from './record-codec.js';
+import { nextEtag } from '../core/etag.js';
 import { seal, subjectKey } from './subject-keys.js';
 
 export type AuditCategory = 'data' | 'security';

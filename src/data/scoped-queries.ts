@@ -4,9 +4,9 @@ import type { Db, SqlDialect, Tables } from '../db/dialect.js';
 import { notNow, readFirstNow } from '../db/direct-read.js';
 import { withRowLock } from '../db/row-lock.js';
 import type { ResourceDef } from '../registry/types.js';
-import { asSystem } from '../security/principal.js';
-import type { Principal, TenantScope } from '../security/principal.js';
-import type { Row } from '../services/record-codec.js';
+import { asSystem } from '../core/principal.js';
+import type { Principal, TenantScope } from '../core/principal.js';
+import type { Row } from './record-codec.js';
 import { ownerFilter, tenantFilter } from './tenant-scope.js';
 
 /** A select on one resource table with the scope's filters already applied. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Expression, SqlBool } from 'kysely';
 import type { ResourceDef } from '../registry/types.js';
-import type { Principal, TenantScope } from '../security/principal.js';
+import type { Principal, TenantScope } from '../core/principal.js';
 
 /**
  * The row filter that confines a query to what a scope may see: its own node and the nodes

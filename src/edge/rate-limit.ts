@@ -6,9 +6,9 @@ import { ApiError } from '../http/errors.js';
 import { addRouteOnSend } from '../http/route-hooks.js';
 import { addressKey, UnauthenticatedLimit } from './unauthenticated-limit.js';
 
-import type { RateLimitGroup } from './rate-limit-group.js';
+import type { RateLimitGroup } from '../actions/rate-limit-group.js';
 
-export type { RateLimitGroup } from './rate-limit-group.js';
+export type { RateLimitGroup } from '../actions/rate-limit-group.js';
 
 /**
  * Every configured limit: the route groups, plus `unauthenticated`, which is no route

@@ -5,7 +5,7 @@ import { compileFilter } from '../query/compile-filter.js';
 import { compileSort } from '../query/compile-sort.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Row } from '../services/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 
 /**
  * Every row matching a list query, in the list's order, fetched in keyset batches: memory

@@ -6,11 +6,11 @@ import { erasureChanges, hasPersonalFields } from '../derive/erasure.js';
 import { notFound } from '../http/errors.js';
 import { getResource, resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import { rowToRecord } from '../services/record-codec.js';
-import type { Row } from '../services/record-codec.js';
-import type { RequestContext } from '../services/request-context.js';
+import { rowToRecord } from '../data/record-codec.js';
+import type { Row } from '../data/record-codec.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
-import { activeHolds, heldConflict } from './legal-holds.js';
+import { activeHolds, heldConflict } from '../services/legal-holds.js';
 
 const users = getResource('users');
 

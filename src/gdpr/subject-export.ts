@@ -2,8 +2,8 @@ import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Row } from '../services/record-codec.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { Row } from '../data/record-codec.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { userRelations } from './erase-user.js';
 

@@ -4,10 +4,10 @@ import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { Database } from '../db/dialect.js';
 import { erasureChanges } from '../derive/erasure.js';
 import { getResource } from '../registry/index.js';
-import { asSystem } from '../security/principal.js';
-import type { Clock } from '../services/clock.js';
-import { rowToRecord } from '../services/record-codec.js';
-import type { Row } from '../services/record-codec.js';
+import { asSystem } from '../core/principal.js';
+import type { Clock } from '../core/clock.js';
+import { rowToRecord } from '../data/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 
 const tenants = getResource('tenants');
 const batchSize = 500;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/dialect.js';
-import type { Clock } from '../services/clock.js';
-import { canonicalJson } from '../services/etag.js';
+import type { Clock } from '../core/clock.js';
+import { canonicalJson } from '../core/etag.js';
 import { ApiError, validationError } from './errors.js';
 
 /** How long a stored answer is replayed (draft-ietf-httpapi-idempotency-key-header). */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import { IpAllowlist } from '../security/ip-allowlist.js';
+import { IpAllowlist } from '../lib/ip-allowlist.js';
 
 const challenge = 'Bearer realm="metrics"';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { tokenPath } from '../http/api-paths.js';
+import { tokenPath } from '../core/api-paths.js';
 import { addRouteOnSend } from '../http/route-hooks.js';
 import type { Metrics } from './metrics.js';
 import { unmatchedRoute } from './metrics.js';

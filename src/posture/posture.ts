@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { DialectName } from '../db/dialect.js';
-import { capabilities } from '../derive/capabilities.js';
+import { capabilities } from '../actions/capabilities.js';
 import type { RateLimitPolicy } from '../edge/rate-limit.js';
 import type { MetricsProtection } from '../observability/metrics-access.js';
 import { MAX_PER_PAGE } from '../query/limits.js';

@@ -1,7 +1,7 @@
 import type { FieldType } from '../registry/types.js';
 import type { FilterScalar } from './filter-ast.js';
 import { MAX_FILTER_STRING_LENGTH } from './limits.js';
-import { parseTimestamp } from './parse-timestamp.js';
+import { parseTimestamp } from '../core/parse-timestamp.js';
 import { queryError } from './query-error.js';
 
 /**

@@ -1,4 +1,4 @@
-import { erasureProblem } from '../derive/erasure.js';
+import { erasureProblem } from './erasure-rule.js';
 import type { FieldDef, ResourceDef, ResourceSpec } from './types.js';
 
 /** Fields every stored record carries; all are server-owned. */

@@ -6,7 +6,7 @@ import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../ac
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
-import { nobody } from '../security/principal.js';
+import { nobody } from '../core/principal.js';
 import { requestContext } from './request-context.js';
 
 /** The input of an action from the request that passed the security pipeline (public actions: nobody yet). */

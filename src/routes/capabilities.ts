@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { capabilities } from '../derive/capabilities.js';
-import { roleCapabilities, roleReach } from '../registry/roles.js';
-import type { Role } from '../registry/roles.js';
+import { capabilities } from '../actions/capabilities.js';
+import { roleCapabilities, roleReach } from '../actions/roles.js';
+import type { Role } from '../actions/roles.js';
 
 /** The end-user roles with what their tokens may do and which records they reach. */
 const roles = (Object.keys(roleCapabilities) as Role[]).map((name) => ({ name, reach: roleReach[name], capabilities: roleCapabilities[name] }));

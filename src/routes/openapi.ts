@@ -1,7 +1,7 @@
 import type { StaticDocumentSpec } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
-import { API_VERSION, buildOpenApi } from '../derive/openapi.js';
+import { API_VERSION, buildOpenApi } from './openapi-document.js';
 import type { RouteCatalogue } from '../http/route-catalogue.js';
 import { docsRoutes, isDocsAsset } from './docs.js';
 

@@ -7,7 +7,7 @@ import { MetricsAccess } from '../observability/metrics-access.js';
 import { packageInfo } from '../observability/package-info.js';
 import { securityPosture } from '../posture/posture.js';
 import { SbomFile } from '../posture/sbom.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../core/clock.js';
 import { metricsRoutes } from './metrics.js';
 import { securityRoutes } from './security.js';
 import { securityTxtRoutes } from './security-txt.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { RequestContext } from '../core/request-context.js';
 
 /** The service-layer view of a request that passed the security pipeline. */
 export function requestContext(request: FastifyRequest): RequestContext {

@@ -3,7 +3,7 @@ import type { Database } from '../db/dialect.js';
 import { packageInfo } from '../observability/package-info.js';
 import { checkReadiness } from '../observability/readiness.js';
 import { renderStatusPage, statusPageCsp } from '../observability/status-page.js';
-import type { Clock } from '../services/clock.js';
+import type { Clock } from '../core/clock.js';
 
 export interface StatusDeps {
   readonly database: Database;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { tokenPath } from '../http/api-paths.js';
+import { tokenPath } from '../core/api-paths.js';
 import { fromDatabase } from '../http/database-errors.js';
 import { ApiError } from '../http/errors.js';
 import { OAuthError } from '../security/oauth-error.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
-import { capabilities } from '../derive/capabilities.js';
+import { capabilities } from '../actions/capabilities.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { dpopAlgorithms } from '../security/challenge.js';
 

@@ -7,7 +7,7 @@ import { hash as oneShotHash, randomUUID } from 'node:crypto';
 import { jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './compact-jws.js';
 import { TokenError } from './oauth-error.js';
-import { systemNodeId, type Level } from './principal.js';
+import { systemNodeId, type Level } from '../core/principal.js';
 import { signEs512Jws } from './sign-es512.js';
 import type { SigningKeyStore } from './signing-keys.js';
 

@@ -5,8 +5,8 @@ import type { Scheme } from './challenge.js';
 import type { DpopVerifier } from './dpop.js';
 import { ApiError } from '../http/errors.js';
 import { reasonOf } from './oauth-error.js';
-import { epochSeconds } from '../services/clock.js';
-import type { Clock } from '../services/clock.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /**
  * The pre-authentication limit as the authenticator sees it (implemented by

@@ -2,9 +2,9 @@ import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
 import { getResource } from '../registry/index.js';
-import { asSystem } from './principal.js';
-import type { Level } from './principal.js';
-import { IpAllowlist } from './ip-allowlist.js';
+import { asSystem } from '../core/principal.js';
+import type { Level } from '../core/principal.js';
+import { IpAllowlist } from '../lib/ip-allowlist.js';
 
 /** What the security pipeline needs to know about an API client. */
 export interface ClientState {

@@ -1,5 +1,5 @@
-import type { RateLimitGroup } from '../edge/rate-limit-group.js';
-import type { Principal } from './principal.js';
+import type { RateLimitGroup } from '../actions/rate-limit-group.js';
+import type { Principal } from '../core/principal.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

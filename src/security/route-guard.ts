@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import { isCapability } from '../derive/capabilities.js';
+import { isCapability } from '../actions/capabilities.js';
 
 /**
  * Deny by default at registration: a route must declare the capability it needs or say it

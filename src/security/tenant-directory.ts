@@ -1,8 +1,8 @@
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
-import { asSystem, systemScope } from './principal.js';
-import type { Level, TenantScope } from './principal.js';
+import { asSystem, systemScope } from '../core/principal.js';
+import type { Level, TenantScope } from '../core/principal.js';
 
 const tenants = getResource('tenants');
 

@@ -3,9 +3,9 @@ import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
 import { getResource } from '../registry/index.js';
-import { isRole } from '../registry/roles.js';
-import type { Role } from '../registry/roles.js';
-import { asSystem } from './principal.js';
+import { isRole } from '../actions/roles.js';
+import type { Role } from '../actions/roles.js';
+import { asSystem } from '../core/principal.js';
 
 /** What the security pipeline needs to know about an end user behind a token. */
 export interface UserState {

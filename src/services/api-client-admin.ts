@@ -2,10 +2,10 @@ import type { Database } from '../db/dialect.js';
 import { notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../core/clock.js';
 import { addClientKey, parsePublicKey } from './client-keys.js';
 import type { ClientKeyView } from './client-keys.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../core/request-context.js';
 
 const apiClients = getResource('api-clients');
 

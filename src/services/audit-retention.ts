@@ -4,7 +4,7 @@ import type { Database } from '../db/dialect.js';
 import type { AuditCategory } from '../data/audit-trail.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import { getResource } from '../registry/index.js';
-import { asSystem } from '../security/principal.js';
+import { asSystem } from '../core/principal.js';
 
 /** Days to keep entries, per audit category. */
 export type RetentionDays = Readonly<Record<AuditCategory, number>>;

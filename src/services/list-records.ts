@@ -6,7 +6,7 @@ import { compileFilter, compileSort } from '../query/compile-filter.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { CountCache } from './count-cache.js';
-import type { Row } from './record-codec.js';
+import type { Row } from '../data/record-codec.js';
 
 export interface Page {
   readonly rows: readonly Row[];

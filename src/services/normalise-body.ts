@@ -1,7 +1,7 @@
 import type { FieldDef, ResourceDef } from '../registry/types.js';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
-import { normaliseTimestamp } from './timestamps.js';
+import { normaliseTimestamp } from '../core/timestamps.js';
 
 export type Mode = 'create' | 'update';
 

@@ -2,7 +2,7 @@ import type { CacheKind } from '../db/change-feed.js';
 import type { Db, SqlDialect } from '../db/dialect.js';
 import type { NewRecord, UnitOfWork } from '../data/unit-of-work.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { ApiRecord } from './record-codec.js';
+import type { ApiRecord } from '../data/record-codec.js';
 
 /** What a hook may use: the write's unit of work (scoped queries, actor, time) and the resource. */
 export interface HookContext {

@@ -6,19 +6,19 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
 import { hideFields, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
-import { hasCapability } from '../security/principal.js';
-import type { Principal } from '../security/principal.js';
-import { assertNotHeld } from '../gdpr/legal-holds.js';
+import { hasCapability } from '../core/principal.js';
+import type { Principal } from '../core/principal.js';
+import { assertNotHeld } from './legal-holds.js';
 import { blockingChildren } from './cascade-check.js';
-import type { Clock } from './clock.js';
-import { rowToRecord } from './record-codec.js';
-import type { ApiRecord, Row } from './record-codec.js';
+import type { Clock } from '../core/clock.js';
+import { rowToRecord } from '../data/record-codec.js';
+import type { ApiRecord, Row } from '../data/record-codec.js';
 import { checkReferences } from './references.js';
 import type { CountCache } from './count-cache.js';
 import { listRows } from './list-records.js';
 import type { ListQuery } from '../query/list-query.js';
 import type { CreateDraft, HookContext, ResourceHooks } from './resource-hooks.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../core/request-context.js';
 import { normaliseBody } from './normalise-body.js';
 
 /** A record with its current ETag. */

@@ -1,5 +1,5 @@
 import type { Database } from '../db/dialect.js';
-import { isCapability } from '../derive/capabilities.js';
+import { isCapability } from '../actions/capabilities.js';
 import type { AccessTokenVerifier } from '../security/access-token.js';
 import { issueAccessToken } from '../security/access-token.js';
 import type { ClientDirectory, ClientState } from '../security/client-directory.js';
@@ -9,9 +9,9 @@ import { OAuthError } from '../security/oauth-error.js';
 import type { ReplayStore } from '../security/replay-store.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import { findClientKey } from './client-keys.js';
-import type { SecurityEvents } from './security-events.js';
-import { epochSeconds } from './clock.js';
-import type { Clock } from './clock.js';
+import type { SecurityEvents } from '../security/security-events.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 export const jwtBearerAssertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 

@@ -3,10 +3,10 @@ import { issueAccessToken } from '../security/access-token.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
 import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { UserState } from '../security/user-directory.js';
-import { roleCapabilities } from '../registry/roles.js';
+import { roleCapabilities } from '../actions/roles.js';
 import { ApiError } from '../http/errors.js';
-import { epochSeconds } from '../services/clock.js';
-import type { Clock } from '../services/clock.js';
+import { epochSeconds } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** The token answer of a completed sign-in (same shape as the token endpoint's). */
 export interface UserTokenResponse {

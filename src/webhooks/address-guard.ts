@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { IpAllowlist } from '../security/ip-allowlist.js';
+import { IpAllowlist } from '../lib/ip-allowlist.js';
 
 /** Addresses that are not the public internet: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
 const nonPublic = new BlockList();

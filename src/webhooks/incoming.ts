@@ -6,12 +6,12 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
-import { IpAllowlist } from '../security/ip-allowlist.js';
-import { asSystem, systemScope } from '../security/principal.js';
-import type { Principal } from '../security/principal.js';
+import { IpAllowlist } from '../lib/ip-allowlist.js';
+import { asSystem, systemScope } from '../core/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { TenantDirectory } from '../security/tenant-directory.js';
-import type { Clock } from '../services/clock.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { Clock } from '../core/clock.js';
+import type { RequestContext } from '../core/request-context.js';
 import { signatureHeader } from './signature.js';
 
 const webhooks = getResource('webhooks');

@@ -9,12 +9,12 @@ import { webhookDeliveries } from '../registry/sub-collections/webhook-deliverie
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { ResourceDef } from '../registry/types.js';
 import { listRows } from '../services/list-records.js';
-import { rowToRecord } from '../services/record-codec.js';
+import { rowToRecord } from '../data/record-codec.js';
 import type { QueryString } from '../query/list-query.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
-import type { Clock } from '../services/clock.js';
-import type { RequestContext } from '../services/request-context.js';
+import type { Clock } from '../core/clock.js';
+import type { RequestContext } from '../core/request-context.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import { newWebhookSecret } from './signature.js';
 

@@ -51,6 +51,16 @@ describe('CLI commands derived from the declared actions', () => {
     expect(statSync(join(dir, 'real.key')).mode & 0o777).toBe(0o600);
   }, slow);
 
+  it('runs the actions beyond CRUD too: the container builds every service for the CLI as for HTTP', async () => {
+    const tenant = onlyJson(await runCli(['action', 'run', '--action', 'tenants.create', '--body', '{"name":"Hooks","level":"tenant"}'], env)) as { body: { _id: string } };
+    const webhook = onlyJson(await runCli(['action', 'run', '--action', 'webhooks.create', '--tenant', tenant.body._id, '--body', '{"url":"https://hooks.example.com/in","events":["products.created"]}'], env)) as { status: number; body: { _id: string } };
+    expect(webhook.status).toBe(201);
+    const deliveries = onlyJson(await runCli(['action', 'run', '--action', 'webhooks.deliveries', '--tenant', tenant.body._id, '--id', webhook.body._id], env));
+    expect(deliveries).toMatchObject({ status: 200, body: { items: [] } });
+    const rotated = onlyJson(await runCli(['action', 'run', '--action', 'webhooks.rotate-secret', '--tenant', tenant.body._id, '--id', webhook.body._id], env));
+    expect(rotated).toMatchObject({ status: 200, body: { secret: expect.any(String) } });
+  }, slow);
+
   it('refuses an unknown action with the API\'s validation problem', async () => {
     const unknown = await runCli(['action', 'run', '--action', 'products.launch'], env);
     expect(unknown.code).toBe(1);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOperatorServices } from '../../cli/operator-services.js';
 import { getResource } from '../../src/registry/index.js';
-import { asSystem } from '../../src/security/principal.js';
+import { asSystem } from '../../src/core/principal.js';
 import { freshPostgresUrl } from '../support/databases.js';
 import { clientKeyPair } from '../support/keys.js';
 import type { TestKeyPair } from '../support/keys.js';
@@ -35,7 +35,7 @@ describe('operator CLI on sqlite', () => {
   async function given(options: { client?: boolean } = {}): Promise<{ tenantId: string; clientId: string; kid: string }> {
     const storage = await openStorageApp(env);
     try {
-      const operator = buildOperatorServices(storage.config, storage.database);
+      const operator = await buildOperatorServices(storage.config, storage.database);
       const tenant = (await operator.createTenant({ name: 'Given', level: 'partner', parent: undefined, currency: undefined })) as Record<string, unknown>;
       const tenantId = String(tenant._id);
       if (!options.client) return { tenantId, clientId: '', kid: '' };

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { vi } from 'vitest';
 import type { DialectName } from '../../src/db/dialect.js';
 import { SigningKeyStore } from '../../src/security/signing-keys.js';
-import type { Clock } from '../../src/services/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { jwtBearerAssertionType } from '../../src/services/token-service.js';
 import { createHarness } from './harness.js';
 import type { Harness, TestClient } from './harness.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/services/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { createHarness, crud } from './harness.js';
 import type { Harness } from './harness.js';
 import { freePort } from './free-port.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/services/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 
 /**
  * A clock that starts at the real time and advances by one millisecond on every reading.

@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/dialect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { getResource } from '../../src/registry/index.js';
-import { asSystem } from '../../src/security/principal.js';
+import { asSystem } from '../../src/core/principal.js';
 import { SigningKeyStore } from '../../src/security/signing-keys.js';
 import { TenantDirectory } from '../../src/security/tenant-directory.js';
 import { freshPostgresUrl } from './databases.js';

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { getResource } from '../../src/registry/index.js';
-import { asSystem } from '../../src/security/principal.js';
+import { asSystem } from '../../src/core/principal.js';
 import type { Harness } from './harness.js';
 import { codeIn, waitFor } from './mail-and-sms.js';
 import type { Received } from './mail-and-sms.js';

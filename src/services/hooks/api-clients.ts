@@ -1,7 +1,7 @@
 import { ApiError, validationError } from '../../http/errors.js';
 import { getResource } from '../../registry/index.js';
-import { hasCapability } from '../../security/principal.js';
-import type { Principal } from '../../security/principal.js';
+import { hasCapability } from '../../core/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { addClientKey, isValidKid, listClientKeys, parsePublicKey } from '../client-keys.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 

@@ -1,7 +1,7 @@
 import { validationError } from '../../http/errors.js';
 import { getResource } from '../../registry/index.js';
-import { levelRank } from '../../security/principal.js';
-import type { Level } from '../../security/principal.js';
+import { levelRank } from '../../core/principal.js';
+import type { Level } from '../../core/principal.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 
 /**

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { adminBundle } from '../../support/admin-bundle.js';
 import { launchChromium, seriousAxeViolations } from '../../support/browser.js';
 import { createHarness } from '../../support/harness.js';

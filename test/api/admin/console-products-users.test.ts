@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { adminBundle } from '../../support/admin-bundle.js';
 import { launchChromium } from '../../support/browser.js';
 import { checkAndShoot, screenshotDir, signInToConsole } from '../../support/console-session.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { appendAudit } from '../../../src/data/audit-trail.js';
 import { purgeExpiredAudit } from '../../../src/services/audit-retention.js';
-import type { Clock } from '../../../src/services/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

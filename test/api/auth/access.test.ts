@@ -1,7 +1,7 @@
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueAccessToken } from '../../../src/security/access-token.js';
-import type { Level } from '../../../src/security/principal.js';
+import type { Level } from '../../../src/core/principal.js';
 import { expectAuthProblem, expectOAuthError } from '../../support/assertions.js';
 import { createAuthHarness } from '../../support/auth-harness.js';
 import type { AuthHarness } from '../../support/auth-harness.js';

@@ -3,7 +3,7 @@ import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdingsQuery } from '../../../src/booking/holdings.js';
 import { ScopedQueries } from '../../../src/data/scoped-queries.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

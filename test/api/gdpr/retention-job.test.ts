@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
-import { retentionSettingsFromConfig, runRetention } from '../../../src/services/retention-job.js';
+import { retentionSettingsFromConfig, runRetention } from '../../../src/gdpr/retention-job.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRetentionPolicies } from '../../../src/gdpr/retention-policies.js';
-import type { Clock } from '../../../src/services/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

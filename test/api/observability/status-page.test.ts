@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageInfo } from '../../../src/observability/package-info.js';
-import type { Clock } from '../../../src/services/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { launchChromium } from '../../support/browser.js';

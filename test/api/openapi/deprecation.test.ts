@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
-import { buildOpenApi } from '../../../src/derive/openapi.js';
+import { buildOpenApi } from '../../../src/routes/openapi-document.js';
 import { deprecationHeaders, installDeprecation } from '../../../src/http/deprecation.js';
 import '../../../src/security/route-config.js';
 

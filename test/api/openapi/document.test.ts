@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capabilities } from '../../../src/derive/capabilities.js';
-import { API_VERSION } from '../../../src/derive/openapi.js';
-import type { OpenApiDocument } from '../../../src/derive/openapi.js';
-import { openApiPath } from '../../../src/derive/openapi/route-paths.js';
+import { capabilities } from '../../../src/actions/capabilities.js';
+import { API_VERSION } from '../../../src/routes/openapi-document.js';
+import type { OpenApiDocument } from '../../../src/routes/openapi-document.js';
+import { openApiPath } from '../../../src/routes/openapi-route-paths.js';
 import type { OpenApiObject, Operation } from '../../../src/derive/openapi/types.js';
 import { resources } from '../../../src/registry/index.js';
 import { isDocsAsset } from '../../../src/routes/docs.js';

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { OpenApiDocument } from '../../../src/derive/openapi.js';
+import type { OpenApiDocument } from '../../../src/routes/openapi-document.js';
 import type { Harness } from '../../support/harness.js';
 
 /** The document as the service serves it. */

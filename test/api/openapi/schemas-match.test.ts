@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenApiDocument } from '../../../src/derive/openapi.js';
+import type { OpenApiDocument } from '../../../src/routes/openapi-document.js';
 import { schemaName } from '../../../src/derive/openapi/resource-schemas.js';
 import type { OpenApiObject } from '../../../src/derive/openapi/types.js';
 import { resources } from '../../../src/registry/index.js';

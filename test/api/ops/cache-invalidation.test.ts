@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openPostgres } from '../../../src/db/postgres.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
-import type { Clock } from '../../../src/services/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { freshPostgresUrl } from '../../support/databases.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
 
@@ -24,7 +24,7 @@ async function twoInstances(open: () => Database, clocks: [Clock, Clock]) {
   const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
   const apps: App[] = [];
   for (const [i, database] of databases.entries()) apps.push(await buildApp(config, { database, keys, logger: false, clock: clocks[i] as Clock }));
-  const operator = buildOperatorServices(config, databases[0]);
+  const operator = await buildOperatorServices(config, databases[0]);
   const key = clientKeyPair();
   const keyFile = join(dataDir, 'client.pub');
   writeFileSync(keyFile, key.publicPem);
@@ -110,7 +110,7 @@ describe('a client disabled on one instance is refused by the others', () => {
     b.stop();
     const cli = openPostgres({ connectionString: url, poolSize: 1, statementTimeoutMs: 5000 });
     cleanups.push(() => cli.close());
-    const run = await buildOperatorServices(setup.config, cli).runAction({ action: 'api-clients.update', tenant: 'system', id: setup.clientId, body: '{"disabled":true}', ifMatch: await etagOf(setup), query: undefined });
+    const run = await (await buildOperatorServices(setup.config, cli)).runAction({ action: 'api-clients.update', tenant: 'system', id: setup.clientId, body: '{"disabled":true}', ifMatch: await etagOf(setup), query: undefined });
     expect(run.status).toBe(200);
     expect(await refused(() => setup.list(setup.apps[1]))).toBe(true);
   });

@@ -131,7 +131,7 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     try {
       await migrateToLatest(database);
       await SigningKeyStore.open({ file: join(env.DATA_DIR, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
-      const operator = buildOperatorServices(config, database);
+      const operator = await buildOperatorServices(config, database);
       const tenant = await operator.createTenant({ name: 'Acme', level: 'partner', parent: undefined, currency: undefined });
       const tenantId = String((tenant as Record<string, unknown>)._id);
       const make = async (name: string, owner: string, capabilities: string) => {

@@ -157,7 +157,7 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     try {
       await migrateToLatest(database);
       await SigningKeyStore.open({ file: join(env.DATA_DIR as string, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
-      const operator = buildOperatorServices(config, database);
+      const operator = await buildOperatorServices(config, database);
       const tenant = await operator.createTenant({ name: 'Acme', level: 'partner', parent: undefined, currency: undefined });
       const make = async (name: string, tenantId: string, capabilities: string, ipAllow?: string) => {
         const key = clientKeyPair();

@@ -115,7 +115,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
     try {
       await migrateToLatest(database);
       await SigningKeyStore.open({ file: join(env.DATA_DIR, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
-      const operator = buildOperatorServices(config, database);
+      const operator = await buildOperatorServices(config, database);
       tenantId = String(((await operator.createTenant({ name: 'Traced', level: 'tenant', parent: undefined, currency: undefined })) as Record<string, unknown>)._id);
       const key = clientKeyPair();
       writeFileSync(join(dir, 'client.pub'), key.publicPem);

@@ -100,7 +100,7 @@ describe.each(dialects)('one audit entry and one outbox event per committed chan
   });
 
   it('the CLI writes through the same unit of work', async () => {
-    const services = buildOperatorServices(h.config, h.database);
+    const services = await buildOperatorServices(h.config, h.database);
     const tenant = await services.createTenant({ name: 'From the CLI', level: 'partner', parent: undefined, currency: undefined });
     expectPaired(await trail(String(tenant._id)), ['create'], 'tenants');
   });

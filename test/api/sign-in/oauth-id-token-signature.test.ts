@@ -1,7 +1,7 @@
 import { CompactSign, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { TenantDirectory } from '../../../src/security/tenant-directory.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';

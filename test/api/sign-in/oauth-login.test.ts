@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
 import { getResource } from '../../../src/registry/index.js';
-import { roleCapabilities } from '../../../src/registry/roles.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { roleCapabilities } from '../../../src/actions/roles.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { TenantDirectory } from '../../../src/security/tenant-directory.js';
 import { installAuditActionFailure } from '../../support/audit-action-failure.js';
 import { dialects } from '../../support/databases.js';

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

@@ -1,9 +1,9 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
-import { roleCapabilities } from '../../../src/registry/roles.js';
-import { asSystem } from '../../../src/security/principal.js';
-import type { RequestContext } from '../../../src/services/request-context.js';
+import { roleCapabilities } from '../../../src/actions/roles.js';
+import { asSystem } from '../../../src/core/principal.js';
+import type { RequestContext } from '../../../src/core/request-context.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

@@ -2,7 +2,7 @@ import { Secret } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { DataKey } from '../../../src/security/data-key.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { matchingStep, totpGenerator, totpPolicy } from '../../../src/sign-in/totp-service.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';

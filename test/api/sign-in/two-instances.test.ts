@@ -12,7 +12,7 @@ import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openPostgres } from '../../../src/db/postgres.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
 import { getResource } from '../../../src/registry/index.js';
-import { asSystem } from '../../../src/security/principal.js';
+import { asSystem } from '../../../src/core/principal.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { dialects, freshPostgresUrl } from '../../support/databases.js';
 import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';

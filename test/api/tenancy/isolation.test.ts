@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capabilities } from '../../../src/derive/capabilities.js';
+import { capabilities } from '../../../src/actions/capabilities.js';
 import { getResource, resources } from '../../../src/registry/index.js';
 import type { ResourceName } from '../../../src/registry/index.js';
 import { dialects } from '../../support/databases.js';

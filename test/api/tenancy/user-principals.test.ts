@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource, resources } from '../../../src/registry/index.js';
 import type { ResourceName } from '../../../src/registry/index.js';
-import { roleReach } from '../../../src/registry/roles.js';
+import { roleReach } from '../../../src/actions/roles.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';

@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialectName } from '../../../src/db/dialect.js';
 import { DataKey } from '../../../src/security/data-key.js';
-import { systemClock } from '../../../src/services/clock.js';
+import { systemClock } from '../../../src/core/clock.js';
 import { AddressGuard } from '../../../src/webhooks/address-guard.js';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import { dialects } from '../../support/databases.js';

@@ -116,7 +116,7 @@ describe.each(dialects)('webhook deliveries across kill -9 of the service on %s'
       try {
         await migrateToLatest(database);
         await SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
-        const operator = buildOperatorServices(config, database);
+        const operator = await buildOperatorServices(config, database);
         const tenant = (await operator.createTenant({ name: 'Crash', level: 'tenant', parent: undefined, currency: undefined })) as Record<string, unknown>;
         const publicKeyFile = join(dir, 'client.pub');
         writeFileSync(publicKeyFile, key.publicPem);

@@ -2,7 +2,7 @@ import type { lookup } from 'node:dns';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataKey } from '../../../src/security/data-key.js';
-import { systemClock } from '../../../src/services/clock.js';
+import { systemClock } from '../../../src/core/clock.js';
 import { AddressGuard } from '../../../src/webhooks/address-guard.js';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import { checkWebhookUrl } from '../../../src/webhooks/webhook-hooks.js';

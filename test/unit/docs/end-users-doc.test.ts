@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { settings } from '../../../src/config/settings.js';
-import { roleCapabilities, roleReach } from '../../../src/registry/roles.js';
-import type { Role } from '../../../src/registry/roles.js';
-import { userEventNames } from '../../../src/services/security-events.js';
+import { roleCapabilities, roleReach } from '../../../src/actions/roles.js';
+import type { Role } from '../../../src/actions/roles.js';
+import { userEventNames } from '../../../src/security/security-events.js';
 
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const doc = read('docs/end-users.md');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { erasureAction } from '../../../src/derive/erasure.js';
+import { erasureAction } from '../../../src/registry/erasure-rule.js';
 import { defineResource } from '../../../src/registry/define-resource.js';
 import { getResource } from '../../../src/registry/index.js';
 import type { FieldDef } from '../../../src/registry/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CidrError, IpAllowlist, isValidCidr, parseCidr } from '../../../src/security/ip-allowlist.js';
+import { CidrError, IpAllowlist, isValidCidr, parseCidr } from '../../../src/lib/ip-allowlist.js';
 
 describe('parseCidr', () => {
   it.each([

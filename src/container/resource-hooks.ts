@@ -1,11 +1,11 @@
-import type { ResourceName } from '../../registry/types.js';
-import type { ResourceHooks } from '../resource-hooks.js';
-import { bookingHooks, productHooks } from '../../booking/booking-hooks.js';
-import { auditValueHooks } from './audit-values.js';
-import { legalHoldHooks } from './legal-holds.js';
-import { retentionPolicyHooks } from './retention-policies.js';
-import { tenantCurrencyHooks } from './tenant-currency.js';
-import { tenantHooks } from './tenants.js';
+import type { ResourceName } from '../registry/types.js';
+import type { ResourceHooks } from '../services/resource-hooks.js';
+import { bookingHooks, productHooks } from '../booking/booking-hooks.js';
+import { auditValueHooks } from '../services/hooks/audit-values.js';
+import { legalHoldHooks } from '../services/hooks/legal-holds.js';
+import { retentionPolicyHooks } from '../gdpr/retention-policy-hooks.js';
+import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
+import { tenantHooks } from '../services/hooks/tenants.js';
 
 /** Resource-specific behaviour, keyed by resource name. */
 export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>> = {}): Partial<Record<ResourceName, ResourceHooks>> {

@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
-import type { Principal } from '../security/principal.js';
-import { asSystem } from '../security/principal.js';
+import type { Principal } from '../core/principal.js';
+import { asSystem } from '../core/principal.js';
 import { appendAuditBatch } from '../data/audit-trail.js';
 import type { AuditEvent } from '../data/audit-trail.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
-import type { RequestContext } from './request-context.js';
-import type { Clock } from './clock.js';
+import type { RequestContext } from '../core/request-context.js';
+import type { Clock } from '../core/clock.js';
 
 /** Security events of API clients (token endpoint, security pipeline). */
 export type ClientEventName = 'token_issued' | 'token_refused' | 'replay_detected' | 'capability_denied' | 'ip_refused';

@@ -1,4 +1,4 @@
-import { parseTimestamp } from '../query/parse-timestamp.js';
+import { parseTimestamp } from './parse-timestamp.js';
 
 /**
  * Normalises an ISO 8601 timestamp with a zone to `YYYY-MM-DDTHH:mm:ss.sssZ`, the one form

@@ -1,14 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
 import { IdempotencyKeys } from '../http/idempotency.js';
-import type { Clock } from './clock.js';
-import { JobLeases } from './job-lease.js';
-import { applyRetentionPolicies } from '../gdpr/retention-policies.js';
-import { purgeExpiredAudit } from './audit-retention.js';
-import { clearDeletedTenantContacts } from '../gdpr/tenant-contacts.js';
+import type { Clock } from '../core/clock.js';
+import { JobLeases } from '../services/job-lease.js';
+import { applyRetentionPolicies } from './retention-policies.js';
+import { purgeExpiredAudit } from '../services/audit-retention.js';
+import { clearDeletedTenantContacts } from './tenant-contacts.js';
 import { purgeReceivedEvents } from '../webhooks/received-retention.js';
-import { retentionFromConfig } from './audit-retention.js';
-import type { RetentionDays } from './audit-retention.js';
+import { retentionFromConfig } from '../services/audit-retention.js';
+import type { RetentionDays } from '../services/audit-retention.js';
 import type { Config } from '../config/config.js';
 
 /** How long each kind of stored data is kept (from the configuration). */

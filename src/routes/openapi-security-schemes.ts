@@ -1,7 +1,7 @@
-import type { Config } from '../../config/config.js';
-import { dpopAlgorithms } from '../../security/challenge.js';
-import { capabilities } from '../capabilities.js';
-import type { OpenApiObject } from './types.js';
+import type { Config } from '../config/config.js';
+import { dpopAlgorithms } from '../security/challenge.js';
+import { capabilities } from '../actions/capabilities.js';
+import type { OpenApiObject } from '../derive/openapi/types.js';
 
 /**
  * `components.securitySchemes`. The OAuth 2.0 client credentials flow issues the token;

@@ -4,7 +4,7 @@ import type { Tables } from '../db/dialect.js';
 import { ApiError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Row } from '../services/record-codec.js';
+import type { Row } from '../data/record-codec.js';
 
 const legalHolds = getResource('legal-holds');
 

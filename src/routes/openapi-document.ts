@@ -2,18 +2,18 @@ import type { Config } from '../config/config.js';
 import type { RouteInfo } from '../http/route-catalogue.js';
 import { actions } from '../actions/index.js';
 import { resources } from '../registry/index.js';
-import { authOperations, authSchemas } from './openapi/auth-operations.js';
-import { headerComponents, parameterComponents } from './openapi/headers.js';
-import { whereParameter } from './openapi/list-parameters.js';
-import { problemResponseComponents, problemSchema } from './openapi/problems.js';
-import { resourceSchemas } from './openapi/resource-schemas.js';
-import { openApiPath, routePaths } from './openapi/route-paths.js';
-import { securitySchemes } from './openapi/security-schemes.js';
-import { serviceOperations, serviceSchemas } from './openapi/service-operations.js';
-import { operationKey } from './openapi/types.js';
-import type { OpenApiDocument } from './openapi/types.js';
+import { authOperations, authSchemas } from './openapi-auth-operations.js';
+import { headerComponents, parameterComponents } from '../derive/openapi/headers.js';
+import { whereParameter } from '../derive/openapi/list-parameters.js';
+import { problemResponseComponents, problemSchema } from '../derive/openapi/problems.js';
+import { resourceSchemas } from '../derive/openapi/resource-schemas.js';
+import { openApiPath, routePaths } from './openapi-route-paths.js';
+import { securitySchemes } from './openapi-security-schemes.js';
+import { serviceOperations, serviceSchemas } from '../derive/openapi/service-operations.js';
+import { operationKey } from '../derive/openapi/types.js';
+import type { OpenApiDocument } from '../derive/openapi/types.js';
 
-export type { OpenApiDocument } from './openapi/types.js';
+export type { OpenApiDocument } from '../derive/openapi/types.js';
 
 /**
  * Version of the API contract described by the document: the major is the URL prefix

@@ -30,7 +30,7 @@ export interface Principal {
   readonly unrestricted: boolean;
   /**
    * Set for an end user whose role reaches only the user's own records (`guest`, see
-   * `roleReach` in `src/registry/roles.ts`): the data layer confines every query on a
+   * `roleReach` in `src/actions/roles.ts`): the data layer confines every query on a
    * resource that references users to the records naming this user id.
    */
   readonly ownRecordsOf?: string;

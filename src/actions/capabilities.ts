@@ -1,7 +1,7 @@
-import { actions } from '../actions/index.js';
+import { actions } from './index.js';
 import { resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import { readFieldCapability, sensitiveFields, writeFieldCapability } from './field-access.js';
+import { readFieldCapability, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 
 export interface CapabilityInfo {
   readonly name: string;

@@ -1,4 +1,4 @@
-import { capabilities } from '../derive/capabilities.js';
+import { capabilities } from './capabilities.js';
 
 /** Roles of end users (`users.role`). */
 export type Role = 'guest' | 'staff' | 'admin';
@@ -7,7 +7,7 @@ const all = capabilities.map((c) => c.name);
 const has = (prefixes: readonly string[]) => all.filter((name) => prefixes.some((prefix) => name.startsWith(prefix)));
 
 /**
- * What a user token of each role may do, declared next to the registry and listed at
+ * What a user token of each role may do, declared next to the actions and listed at
  * `/v1/capabilities`. Tenant scope still applies: a user acts in the user's own tenant.
  * - guest: read the catalogue and make and see bookings and orders.
  * - staff: run the day-to-day business: products, bookings, orders, charges,

@@ -1,6 +1,6 @@
-import { policyProblem } from '../../gdpr/retention-policies.js';
-import { validationError } from '../../http/errors.js';
-import type { ResourceHooks } from '../resource-hooks.js';
+import { policyProblem } from './retention-policies.js';
+import { validationError } from '../http/errors.js';
+import type { ResourceHooks } from '../services/resource-hooks.js';
 
 function check(category: unknown, action: unknown): void {
   const problem = policyProblem(String(category), String(action ?? 'delete'));

@@ -1,4 +1,4 @@
-import type { Principal } from '../security/principal.js';
+import type { Principal } from './principal.js';
 
 /** What the service layer knows about the request it is serving. */
 export interface RequestContext {

@@ -1,10 +1,10 @@
-import type { Config } from '../../config/config.js';
-import type { OAuthErrorCode } from '../../security/oauth-error.js';
-import { jwtBearerAssertionType } from '../../services/token-service.js';
-import { tokenPath } from '../../http/api-paths.js';
-import { addClientKeySchema, clientKeySchemas } from './client-key-schemas.js';
-import { operationKey, ref } from './types.js';
-import type { Operation, Schema } from './types.js';
+import type { Config } from '../config/config.js';
+import type { OAuthErrorCode } from '../security/oauth-error.js';
+import { jwtBearerAssertionType } from '../services/token-service.js';
+import { tokenPath } from '../core/api-paths.js';
+import { addClientKeySchema, clientKeySchemas } from '../derive/openapi/client-key-schemas.js';
+import { operationKey, ref } from '../derive/openapi/types.js';
+import type { Operation, Schema } from '../derive/openapi/types.js';
 
 /** Every token-endpoint error, with its status; a `Record` so a new code cannot be missed. */
 const oauthErrors: Readonly<Record<OAuthErrorCode, string>> = {

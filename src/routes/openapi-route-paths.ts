@@ -1,8 +1,8 @@
-import type { RouteInfo } from '../../http/route-catalogue.js';
-import { problems } from './problems.js';
-import { requiresCapability } from './security-schemes.js';
-import { operationKey, ref } from './types.js';
-import type { KnownOperations, OpenApiObject, Operation, PathItem } from './types.js';
+import type { RouteInfo } from '../http/route-catalogue.js';
+import { problems } from '../derive/openapi/problems.js';
+import { requiresCapability } from './openapi-security-schemes.js';
+import { operationKey, ref } from '../derive/openapi/types.js';
+import type { KnownOperations, OpenApiObject, Operation, PathItem } from '../derive/openapi/types.js';
 
 /** Fastify's `/v1/products/:id` as an OpenAPI path template, `/v1/products/{id}`. */
 export function openApiPath(url: string): string {
