@@ -27,7 +27,14 @@ export function bookingTenant(ctx: BenchContext): Promise<BookingTenant> {
       const key = es256Key();
       const keyFile = join(ctx.config.dataDir, 'bench-bookings.pub');
       writeFileSync(keyFile, key.publicPem);
-      const created: Record<string, unknown> = await operator.createClient({ name: 'bench bookings', tenant: String(tenant._id), capabilities: bookingCapabilities.join(' '), publicKeyFile: keyFile, kid: 'bench-bookings', ipAllow: undefined });
+      const created: Record<string, unknown> = await operator.createClient({
+        name: 'bench bookings',
+        tenant: String(tenant._id),
+        capabilities: bookingCapabilities.join(' '),
+        publicKeyFile: keyFile,
+        kid: 'bench-bookings',
+        ipAllow: undefined,
+      });
       return { tenantId: String(tenant._id), client: { clientId: String(created._id), kid: String(created.kid), key } };
     }),
   );

@@ -78,7 +78,10 @@ export function startNode(args: readonly string[], env: Readonly<Record<string, 
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${args.join(' ')} exited early:\n${tail}`);
-        const status = await fetch(`${origin}${path}`).then((r) => r.status, () => 0);
+        const status = await fetch(`${origin}${path}`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status === 200) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

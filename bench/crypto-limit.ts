@@ -79,7 +79,17 @@ const clientKey = createPublicKey({ key: { ...client.publicJwk }, format: 'jwk' 
 const now = Math.floor(Date.now() / 1000);
 const assertion = signEs256(client, { typ: 'JWT' }, { iss: 'c', sub: 'c', aud: 'http://127.0.0.1/v1/auth/token', jti: randomUUID(), iat: now, exp: now + 300 });
 const { privateKey: es512Private, publicKey: es512Public } = await generateKeyPair('ES512');
-const claims = { iss: 'http://127.0.0.1/v1', aud: 'http://127.0.0.1/v1', sub: 'c', client_id: 'c', scope: 'products:read products:list', tenant_id: randomUUID(), level: 'tenant', iat: now, exp: now + 900 };
+const claims = {
+  iss: 'http://127.0.0.1/v1',
+  aud: 'http://127.0.0.1/v1',
+  sub: 'c',
+  client_id: 'c',
+  scope: 'products:read products:list',
+  tenant_id: randomUUID(),
+  level: 'tenant',
+  iat: now,
+  exp: now + 900,
+};
 const issue = (key: CryptoKey) => new SignJWT({ ...claims, jti: randomUUID() }).setProtectedHeader({ alg: 'ES512', kid: 'k', typ: 'at+jwt' }).sign(key);
 const accessToken = await issue(es512Private);
 
@@ -108,10 +118,14 @@ const report: CryptoLimitReport = {
       verify('sha256', assertionInput, { key: clientKey, dsaEncoding: 'ieee-p1363' }, assertionSignature);
       sign('sha512', tokenInput, { key: nodeEs512.privateKey, dsaEncoding: 'ieee-p1363' });
     }, false),
-    nodeAsync: await measure(async () => {
-      await nodeVerifyAsync('sha256', assertionInput, clientKey, assertionSignature);
-      await nodeSignAsync('sha512', tokenInput, nodeEs512.privateKey);
-    }, true, false),
+    nodeAsync: await measure(
+      async () => {
+        await nodeVerifyAsync('sha256', assertionInput, clientKey, assertionSignature);
+        await nodeSignAsync('sha512', tokenInput, nodeEs512.privateKey);
+      },
+      true,
+      false,
+    ),
     libcrypto: libcrypto
       ? await measure(async () => {
           await compactVerify(assertion, clientKey, { algorithms: ['ES256'] });

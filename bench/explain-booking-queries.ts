@@ -57,7 +57,19 @@ try {
   const now = new Date().toISOString();
   await insertRows(database, 'bookings', contendedBookings, (n) => {
     const body = contendedBooking(contended, n);
-    return { _id: `00000000-0000-7000-8000-${String(n).padStart(12, '0')}`, tenant_id: tenantId, created_at: dialect.toDb('timestamp', now), updated_at: dialect.toDb('timestamp', now), product_id: contended, start_time: dialect.toDb('timestamp', body.start_time), end_time: dialect.toDb('timestamp', body.end_time), status: 'active', quantity: 1, etag: 'x', deleted_at: null };
+    return {
+      _id: `00000000-0000-7000-8000-${String(n).padStart(12, '0')}`,
+      tenant_id: tenantId,
+      created_at: dialect.toDb('timestamp', now),
+      updated_at: dialect.toDb('timestamp', now),
+      product_id: contended,
+      start_time: dialect.toDb('timestamp', body.start_time),
+      end_time: dialect.toDb('timestamp', body.end_time),
+      status: 'active',
+      quantity: 1,
+      etag: 'x',
+      deleted_at: null,
+    };
   });
   console.log(`${dialect.name}: ${seeded.bookings} catalogue bookings + ${contendedBookings} of one product`);
   const holdings = (productIds: readonly string[], from: number, to: number) =>
@@ -67,7 +79,14 @@ try {
   const queries: [string, RawBuilder<unknown>][] = [
     ['holdings: the contended product (capacity check)', holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)))],
     ['holdings: one product, 31 days', holdings([seeded.productIds[7] ?? ''], Date.UTC(2027, 6, 1), Date.UTC(2027, 7, 1))],
-    ['holdings: 100 products, 7 days', holdings(seeded.productIds.filter((_, i) => i % 10 === 0), Date.UTC(2027, 6, 5), Date.UTC(2027, 6, 12))],
+    [
+      'holdings: 100 products, 7 days',
+      holdings(
+        seeded.productIds.filter((_, i) => i % 10 === 0),
+        Date.UTC(2027, 6, 5),
+        Date.UTC(2027, 6, 12),
+      ),
+    ],
     ['readableIds: conflicts of a 409', sql`select _id from bookings where deleted_at is null and tenant_id = ${tenantId} and _id in (${sql.join(conflicts)}) order by start_time, _id`],
   ];
   if (dialect.name === 'postgres') await sql`analyze`.execute(database.db);

@@ -66,7 +66,14 @@ export async function createFixtures(config: Config, database: Database, options
   const keyFile = join(options.workDir, 'bench-client.pub');
   writeFileSync(keyFile, key.publicPem);
   // The CLI's result type keeps only `kid`; the record's other members are there too.
-  const created: Record<string, unknown> = await operator.createClient({ name: 'bench', tenant: tenantId, capabilities: benchCapabilities.join(' '), publicKeyFile: keyFile, kid: 'bench-es256', ipAllow: undefined });
+  const created: Record<string, unknown> = await operator.createClient({
+    name: 'bench',
+    tenant: tenantId,
+    capabilities: benchCapabilities.join(' '),
+    publicKeyFile: keyFile,
+    kid: 'bench-es256',
+    ipAllow: undefined,
+  });
   const client: BenchClient = { clientId: String(created._id), kid: String(created.kid), key };
 
   const { resources, tenants: directory } = operator.services;

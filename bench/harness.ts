@@ -82,7 +82,12 @@ export async function startService(ctx: BenchContext, workers?: number): Promise
   const server: ServiceProcess =
     workers === undefined
       ? withSettle(startNode([...entry.execArgv, ...heapProbeFlags, entry.script], { ...ctx.serviceEnv, ...entry.env }, ctx.origin, ctx.logFile))
-      : startNode(['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')], { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) }, ctx.origin, ctx.logFile);
+      : startNode(
+          ['--import', 'tsx', join(repoRoot, 'bench/cluster-main.ts')],
+          { ...ctx.serviceEnv, ...entry.env, BENCH_WORKERS: String(workers), BENCH_ENTRY: entry.script, BENCH_EXEC_ARGV: JSON.stringify(entry.execArgv) },
+          ctx.origin,
+          ctx.logFile,
+        );
   try {
     await server.waitReady('/ready');
   } catch (error) {
@@ -108,7 +113,14 @@ const fileSize = (file: string) => statSync(file, { throwIfNoEntry: false })?.si
  * with `settle`, the memory left after a full collection. With `logFile` (the server's
  * stdout) the bytes it logged per measured request are reported.
  */
-export async function measure(ctx: BenchContext, name: string, prepared: Prepared, pids: () => readonly number[], settle?: () => Promise<SettledMemory | null>, logFile?: string): Promise<ScenarioResult> {
+export async function measure(
+  ctx: BenchContext,
+  name: string,
+  prepared: Prepared,
+  pids: () => readonly number[],
+  settle?: () => Promise<SettledMemory | null>,
+  logFile?: string,
+): Promise<ScenarioResult> {
   const sampler = new RssSampler(pids);
   sampler.start();
   let phase: PhaseResult;

@@ -1,6 +1,23 @@
 import { parseArgs } from 'node:util';
 
-export const serviceScenarios = ['token-bearer', 'token-dpop', 'get-bearer', 'get-bearer-warn', 'get-bearer-traced', 'get-dpop', 'list-filtered', 'create', 'update', 'audit-export', 'cluster', 'garbage-bearer', 'webhook-delivery', 'book-contended', 'availability-product', 'availability-search'] as const;
+export const serviceScenarios = [
+  'token-bearer',
+  'token-dpop',
+  'get-bearer',
+  'get-bearer-warn',
+  'get-bearer-traced',
+  'get-dpop',
+  'list-filtered',
+  'create',
+  'update',
+  'audit-export',
+  'cluster',
+  'garbage-bearer',
+  'webhook-delivery',
+  'book-contended',
+  'availability-product',
+  'availability-search',
+] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
 export type ReferenceScenario = (typeof referenceScenarios)[number];
@@ -83,7 +100,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
   if (database !== 'sqlite' && database !== 'postgres') throw new Error('--database must be sqlite or postgres');
   if (database === 'postgres' && !env.DATABASE_URL) throw new Error('--database postgres needs DATABASE_URL (a server where the benchmark may create a database)');
   const known: readonly string[] = [...serviceScenarios, ...referenceScenarios];
-  const names = values.scenario ? values.scenario.split(',').map((s) => s.trim()).filter(Boolean) : known;
+  const names = values.scenario
+    ? values.scenario
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : known;
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}`);
   const workers = positive('workers', values.workers, true);

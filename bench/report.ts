@@ -124,7 +124,13 @@ function median<T>(values: readonly T[], key: (value: T) => number): T | undefin
 /** Each scenario's result from its median round by req/s, in the first round's order. */
 export function medianResults(rounds: readonly (readonly ScenarioResult[])[]): ScenarioResult[] {
   const names = [...new Set(rounds.flatMap((round) => round.map((r) => r.scenario)))];
-  return names.flatMap((name) => median(rounds.flatMap((round) => round.filter((r) => r.scenario === name)), (r) => r.rps) ?? []);
+  return names.flatMap(
+    (name) =>
+      median(
+        rounds.flatMap((round) => round.filter((r) => r.scenario === name)),
+        (r) => r.rps,
+      ) ?? [],
+  );
 }
 
 /** Per target, the median of the rounds' ratios (rounds where it could not be computed are left out). */
@@ -132,7 +138,11 @@ export function medianRatios(perRound: readonly (readonly Ratio[])[], database: 
   const first = perRound[0] ?? [];
   return first.map((ratio, i) => {
     const rounds = perRound.map((round) => round[i]?.value ?? null);
-    const value = median(rounds.filter((v): v is number => v !== null), (v) => v) ?? null;
+    const value =
+      median(
+        rounds.filter((v): v is number => v !== null),
+        (v) => v,
+      ) ?? null;
     return { ...ratio, value, met: judge(value, ratio, database), rounds };
   });
 }
@@ -183,7 +193,9 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
     case 'book-contended':
     case 'availability-product':
     case 'availability-search': {
-      const target = medians?.find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name)) ?? ratios(results, crypto, database).find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name));
+      const target =
+        medians?.find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name)) ??
+        ratios(results, crypto, database).find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name));
       return target ? `${targetText(target)}${medians ? ', median' : ''}: ${verdict(target)}` : '';
     }
     default:
@@ -208,7 +220,8 @@ function table(rows: readonly (readonly string[])[]): string {
   return [line(head ?? []), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
 }
 
-const num = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const num = (value: number | null | undefined, digits = 0) =>
+  value === null || value === undefined ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export function formatReport(report: RunReport): string {
   const rows: string[][] = [['scenario', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'RSS after GC MB', 'CPU ms/req', 'ratio vs reference']];
@@ -217,8 +230,8 @@ export function formatReport(report: RunReport): string {
     const floor = crypto.tokenFloor;
     const ref = (label: string, value: number | null, note = '') => rows.push([label, num(value), '–', '–', '–', '–', '–', note]);
     const libcrypto = floor.libcrypto?.concurrent;
-    if (libcrypto) ref(`crypto floor: token, jose ES256 + libcrypto ES512 (${crypto.concurrency} in flight)`, libcrypto, 'reference (the service\'s signer)');
-    ref(`crypto${libcrypto ? '' : ' floor'}: token, jose (${crypto.concurrency} in flight)`, floor.jose.concurrent, libcrypto ? 'oidc-provider\'s crypto' : 'reference');
+    if (libcrypto) ref(`crypto floor: token, jose ES256 + libcrypto ES512 (${crypto.concurrency} in flight)`, libcrypto, "reference (the service's signer)");
+    ref(`crypto${libcrypto ? '' : ' floor'}: token, jose (${crypto.concurrency} in flight)`, floor.jose.concurrent, libcrypto ? "oidc-provider's crypto" : 'reference');
     ref('crypto: token, jose, one at a time', floor.jose.sequential);
     ref('crypto: token, node:crypto sync', floor.nodeSync.sequential);
     ref(`crypto: token, node:crypto async (${crypto.concurrency} in flight)`, floor.nodeAsync.concurrent);
@@ -235,7 +248,16 @@ export function formatReport(report: RunReport): string {
       failed > 0 ? `${failed} failed requests not counted` : '',
       result.phase?.exhausted ? 'request pool ran out' : '',
     ];
-    rows.push([result.scenario, num(result.rps, result.scenario === 'audit-export' ? 3 : 0), num(result.p50, 2), num(result.p99, 2), num(result.peakRssMb, 1), num(result.settledRssMb, 1), num(result.cpuMsPerRequest, 3), notes.filter(Boolean).join('; ')]);
+    rows.push([
+      result.scenario,
+      num(result.rps, result.scenario === 'audit-export' ? 3 : 0),
+      num(result.p50, 2),
+      num(result.p99, 2),
+      num(result.peakRssMb, 1),
+      num(result.settledRssMb, 1),
+      num(result.cpuMsPerRequest, 3),
+      notes.filter(Boolean).join('; '),
+    ]);
   }
   const out = [
     `Booking service benchmark — ${report.date}, ${report.database}, ${report.service}`,
@@ -258,7 +280,12 @@ export function formatReport(report: RunReport): string {
   const details = report.results.filter((r) => Object.keys(r.extra).length > 0);
   if (details.length > 0) {
     out.push('', 'Details:');
-    for (const r of details) out.push(`  ${r.scenario}: ${Object.entries(r.extra).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+    for (const r of details)
+      out.push(
+        `  ${r.scenario}: ${Object.entries(r.extra)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`,
+      );
   }
   return out.join('\n');
 }

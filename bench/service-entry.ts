@@ -39,7 +39,8 @@ export function serviceEntry(profileDir: string | null, root = repoRoot): Servic
   const where = root === repoRoot ? '' : ` in ${resolve(root)}`;
   const built = join(root, 'dist/src/start.cjs');
   try {
-    if (statSync(built).mtimeMs >= newestMtime(join(root, 'src'))) return { script: built, execArgv: [...startFlags(root), ...profile], env: {}, label: `node ${[...startFlags(root), 'dist/src/start.cjs'].join(' ')}${where}` };
+    if (statSync(built).mtimeMs >= newestMtime(join(root, 'src')))
+      return { script: built, execArgv: [...startFlags(root), ...profile], env: {}, label: `node ${[...startFlags(root), 'dist/src/start.cjs'].join(' ')}${where}` };
   } catch {
     // not built
   }

@@ -35,7 +35,10 @@ const users = getResource('users');
 
 async function seedUser(database: Database, service: ResourceService, tenantId: string, productId: string, count: number): Promise<string> {
   const context = { principal: asSystem(), clientIp: null, requestId: null };
-  const { record } = await service.create({ ...context, principal: { ...asSystem(), scope: { nodeId: tenantId, level: 'tenant', path: `/${tenantId}/` } } }, users, { email: `u${count}@example.com`, first_name: 'Bench' });
+  const { record } = await service.create({ ...context, principal: { ...asSystem(), scope: { nodeId: tenantId, level: 'tenant', path: `/${tenantId}/` } } }, users, {
+    email: `u${count}@example.com`,
+    first_name: 'Bench',
+  });
   const userId = String(record._id);
   const now = Date.now();
   for (let offset = 0; offset < count; offset += 5000) {
@@ -46,9 +49,37 @@ async function seedUser(database: Database, service: ResourceService, tenantId: 
         const audit: Record<string, unknown>[] = [];
         for (let i = start; i < Math.min(count, offset + 5000, start + 250); i += 1) {
           const at = new Date(now - (count - i) * 1000).toISOString();
-          const booking = { _id: uuidv7({ msecs: Date.parse(at) }), tenant_id: tenantId, created_at: at, updated_at: at, product_id: productId, user_id: userId, start_time: '2030-01-01T10:00:00.000Z', end_time: '2030-01-02T10:00:00.000Z', status: 'active', quantity: 1, reference: `BK-${i}`, notes: `Guest note ${i}` };
+          const booking = {
+            _id: uuidv7({ msecs: Date.parse(at) }),
+            tenant_id: tenantId,
+            created_at: at,
+            updated_at: at,
+            product_id: productId,
+            user_id: userId,
+            start_time: '2030-01-01T10:00:00.000Z',
+            end_time: '2030-01-02T10:00:00.000Z',
+            status: 'active',
+            quantity: 1,
+            reference: `BK-${i}`,
+            notes: `Guest note ${i}`,
+          };
           rows.push({ ...recordToRow(bookings, database.dialect, booking), etag: nextEtag(null, booking), deleted_at: null });
-          const entry = { _id: uuidv7({ msecs: Date.parse(at) }), tenant_id: tenantId, created_at: at, updated_at: at, category: 'data', actor_type: 'client', actor_id: 'bench', client_ip: '127.0.0.1', request_id: null, action: 'create', resource: 'bookings', record_id: booking._id, old_values: null, new_values: { ...booking, notes: seal(keyId, key, booking.notes) } };
+          const entry = {
+            _id: uuidv7({ msecs: Date.parse(at) }),
+            tenant_id: tenantId,
+            created_at: at,
+            updated_at: at,
+            category: 'data',
+            actor_type: 'client',
+            actor_id: 'bench',
+            client_ip: '127.0.0.1',
+            request_id: null,
+            action: 'create',
+            resource: 'bookings',
+            record_id: booking._id,
+            old_values: null,
+            new_values: { ...booking, notes: seal(keyId, key, booking.notes) },
+          };
           audit.push({ ...recordToRow(auditLogs, database.dialect, entry), etag: nextEtag(null, entry) });
         }
         await trx.insertInto(bookings.table).values(rows).execute();

@@ -72,7 +72,13 @@ function dataKeyFingerprint(key: string): string {
 function tableCounts(db: BetterSqlite3.Database): Record<string, number> {
   const names = db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`).pluck().all() as string[];
   const counts: Record<string, number> = {};
-  for (const name of names) counts[name] = Number(db.prepare(`select count(*) from "${name.replaceAll('"', '""')}"`).pluck().get());
+  for (const name of names)
+    counts[name] = Number(
+      db
+        .prepare(`select count(*) from "${name.replaceAll('"', '""')}"`)
+        .pluck()
+        .get(),
+    );
   return counts;
 }
 
@@ -144,7 +150,16 @@ export function backup(config: StorageConfig, options: { to: string | undefined 
       fsyncSync(fd);
       closeSync(fd);
       renameSync(partial, target);
-      return { backup: target, bytes: statSync(target).size, created_at: manifest.created_at, schema_version: manifest.schema_version, keys: manifest.keys, files, tables, duration_ms: Date.now() - started };
+      return {
+        backup: target,
+        bytes: statSync(target).size,
+        created_at: manifest.created_at,
+        schema_version: manifest.schema_version,
+        keys: manifest.keys,
+        files,
+        tables,
+        duration_ms: Date.now() - started,
+      };
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -171,7 +186,9 @@ function readManifest(fd: number, members: readonly TarMember[]): BackupManifest
 /** Files in the target directory other than the lock: what `--force` would replace. */
 function contentsOf(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name !== lockFileName && !name.startsWith(`${lockFileName}.`)).sort();
+  return readdirSync(dir)
+    .filter((name) => name !== lockFileName && !name.startsWith(`${lockFileName}.`))
+    .sort();
 }
 
 /**
@@ -205,17 +222,23 @@ export async function restore(config: StorageConfig, options: { from: string | u
     if (foreign.length > 0) throw new OperatorError('invalid_backup', `the manifest lists files a backup never holds: ${foreign.join(', ')}`);
     for (const [name, entry] of Object.entries(manifest.files)) {
       const member = byName.get(name);
-      if (!member || member.size !== entry.size || copyMember(fd, member, null) !== entry.sha256) throw new OperatorError('invalid_backup', `${name} in the archive does not match its checksum; the backup is damaged`);
+      if (!member || member.size !== entry.size || copyMember(fd, member, null) !== entry.sha256)
+        throw new OperatorError('invalid_backup', `${name} in the archive does not match its checksum; the backup is damaged`);
     }
     if (!manifest.files[databaseFile]) throw new OperatorError('invalid_backup', 'the archive holds no database');
     const dataKeyNow = config.dataKey === undefined ? undefined : dataKeyFingerprint(config.dataKey);
-    if (manifest.keys.data_key === 'external' && dataKeyNow === undefined) throw new OperatorError('data_key_required', 'the backup was taken with DATA_KEY set; set the same DATA_KEY (or DATA_KEY_FILE) for the restore and the service');
-    if (dataKeyNow !== undefined && manifest.keys.data_key_sha256 !== null && dataKeyNow !== manifest.keys.data_key_sha256) throw new OperatorError('data_key_mismatch', 'DATA_KEY differs from the data key of the backup: webhook and TOTP secrets would be unreadable');
+    if (manifest.keys.data_key === 'external' && dataKeyNow === undefined)
+      throw new OperatorError('data_key_required', 'the backup was taken with DATA_KEY set; set the same DATA_KEY (or DATA_KEY_FILE) for the restore and the service');
+    if (dataKeyNow !== undefined && manifest.keys.data_key_sha256 !== null && dataKeyNow !== manifest.keys.data_key_sha256)
+      throw new OperatorError('data_key_mismatch', 'DATA_KEY differs from the data key of the backup: webhook and TOTP secrets would be unreadable');
 
     const lock = acquireDataDirLock(config.dataDir, 'restore');
     try {
       const present = contentsOf(config.dataDir);
-      if (present.length > 0 && !options.force) throw new OperatorError('target_not_empty', `${config.dataDir} is not empty (${present.join(', ')}); restore into an empty DATA_DIR or pass --force (the service must be stopped)`, { present });
+      if (present.length > 0 && !options.force)
+        throw new OperatorError('target_not_empty', `${config.dataDir} is not empty (${present.join(', ')}); restore into an empty DATA_DIR or pass --force (the service must be stopped)`, {
+          present,
+        });
       const staged: [string, string][] = [];
       try {
         for (const name of Object.keys(manifest.files)) {

@@ -39,7 +39,9 @@ export function writeKeyFiles(out: string, pair: ClientKeyPair, flag: string): {
     writeFileSync(publicFile, pair.publicPem, { mode: 0o644, flag: 'wx' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw validationError([{ field: flag, message: code === 'EEXIST' ? `${privateFile} or ${publicFile} already exists; remove it or choose another name` : `cannot write ${out}.*: ${code ?? 'error'}` }]);
+    throw validationError([
+      { field: flag, message: code === 'EEXIST' ? `${privateFile} or ${publicFile} already exists; remove it or choose another name` : `cannot write ${out}.*: ${code ?? 'error'}` },
+    ]);
   }
   // The mode given at creation is filtered by the umask; make sure of 0600 whatever it is.
   chmodSync(privateFile, 0o600);

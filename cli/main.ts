@@ -66,8 +66,27 @@ const commands: Record<string, Command> = {
     run: (s, v) => s.createTenant({ name: v.name, level: v.level, parent: v.parent, currency: v.currency }),
   },
   'client create': {
-    options: { name: { type: 'string' }, tenant: { type: 'string' }, 'new-tenant': { type: 'string' }, capabilities: { type: 'string' }, 'public-key': { type: 'string' }, 'generate-key': { type: 'string' }, kid: { type: 'string' }, 'ip-allow': { type: 'string' } },
-    run: (s, v) => s.createClient({ name: v.name, tenant: v.tenant, newTenant: v['new-tenant'], capabilities: v.capabilities, publicKeyFile: v['public-key'], generateKey: v['generate-key'], kid: v.kid, ipAllow: v['ip-allow'] }),
+    options: {
+      name: { type: 'string' },
+      tenant: { type: 'string' },
+      'new-tenant': { type: 'string' },
+      capabilities: { type: 'string' },
+      'public-key': { type: 'string' },
+      'generate-key': { type: 'string' },
+      kid: { type: 'string' },
+      'ip-allow': { type: 'string' },
+    },
+    run: (s, v) =>
+      s.createClient({
+        name: v.name,
+        tenant: v.tenant,
+        newTenant: v['new-tenant'],
+        capabilities: v.capabilities,
+        publicKeyFile: v['public-key'],
+        generateKey: v['generate-key'],
+        kid: v.kid,
+        ipAllow: v['ip-allow'],
+      }),
   },
   'client add-key': {
     options: { client: { type: 'string' }, 'public-key': { type: 'string' }, kid: { type: 'string' }, 'overlap-days': { type: 'string' } },
@@ -94,7 +113,15 @@ const commands: Record<string, Command> = {
     run: (_s, v) => keygen({ out: v.out }),
   },
   token: {
-    options: { client: { type: 'string' }, key: { type: 'string' }, scope: { type: 'string' }, dpop: { type: 'boolean' }, 'dpop-key': { type: 'string' }, kid: { type: 'string' }, url: { type: 'string' } },
+    options: {
+      client: { type: 'string' },
+      key: { type: 'string' },
+      scope: { type: 'string' },
+      dpop: { type: 'boolean' },
+      'dpop-key': { type: 'string' },
+      kid: { type: 'string' },
+      url: { type: 'string' },
+    },
     // parseArgs gives a boolean option `true` when present.
     run: (_s, v) => token({ client: v.client, key: v.key, scope: v.scope, dpop: v.dpop !== undefined, dpopKey: v['dpop-key'], kid: v.kid, url: v.url }),
   },

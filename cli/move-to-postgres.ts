@@ -241,7 +241,9 @@ async function fixSequences(trx: Db, tables: ReadonlySet<string>): Promise<Recor
   const set: Record<string, number> = {};
   for (const row of rows) {
     if (!row.sequence || !tables.has(row.table_name)) continue;
-    const { rows: next } = await sql<{ value: number }>`select setval(${row.sequence}, coalesce(max(${sql.ref(row.column_name)}), 0) + 1, false) as value from ${sql.table(row.table_name)}`.execute(trx);
+    const { rows: next } = await sql<{ value: number }>`select setval(${row.sequence}, coalesce(max(${sql.ref(row.column_name)}), 0) + 1, false) as value from ${sql.table(row.table_name)}`.execute(
+      trx,
+    );
     set[row.sequence] = Number(next[0]?.value ?? 0);
   }
   return set;
@@ -288,7 +290,8 @@ async function move(source: Database, target: Database, file: string, to: string
       const rows = await countRows(trx, plan.table);
       if (rows > 0) occupied[plan.table] = rows;
     }
-    if (Object.keys(occupied).length > 0) throw new OperatorError('target_not_empty', `${redact(to)} already holds data (${Object.keys(occupied).join(', ')}); move-to-postgres needs an empty database`, { tables: occupied });
+    if (Object.keys(occupied).length > 0)
+      throw new OperatorError('target_not_empty', `${redact(to)} already holds data (${Object.keys(occupied).join(', ')}); move-to-postgres needs an empty database`, { tables: occupied });
     const tables: Record<string, TableReport> = {};
     for (const plan of ordered) {
       const copied = await copyTable(source.db, trx, plan);
@@ -302,7 +305,8 @@ async function move(source: Database, target: Database, file: string, to: string
       const back = { rows: read.rows, checksum: read.digest() };
       if (back.rows !== copied.rows || back.checksum !== copied.checksum) mismatches[plan.table] = { source: copied, target: back };
     }
-    if (Object.keys(mismatches).length > 0) throw new OperatorError('verification_failed', `the copy differs from the source in ${Object.keys(mismatches).join(', ')}; nothing was committed`, { tables: mismatches });
+    if (Object.keys(mismatches).length > 0)
+      throw new OperatorError('verification_failed', `the copy differs from the source in ${Object.keys(mismatches).join(', ')}; nothing was committed`, { tables: mismatches });
     return { tables, sequences };
   });
   const totalRows = Object.values(report.tables).reduce((sum, t) => sum + t.rows, 0);

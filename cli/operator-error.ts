@@ -4,7 +4,11 @@
  * name the file, table or setting concerned, never a stack.
  */
 export class OperatorError extends Error {
-  constructor(readonly code: string, message: string, readonly details?: Readonly<Record<string, unknown>>) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Readonly<Record<string, unknown>>,
+  ) {
     super(message);
   }
 }

@@ -75,14 +75,18 @@ export async function buildOperatorServices(config: Config, database: Database) 
     if (!action) throw validationError([{ field: 'action', message: `unknown action ${key}; see "actions"` }]);
     if (action.path.includes(':id') && !input.id) throw validationError([{ field: '--id', message: 'is required' }]);
     if (action.rateLimitGroup === 'exports') throw validationError([{ field: 'action', message: 'exports stream; use GET /v1/{resource}/export' }]);
-    const result = await executeAction(action, {
-      context: await contextIn(input.tenant),
-      params: input.id ? { id: input.id } : {},
-      query: input.query ?? {},
-      body: input.body,
-      ifMatch: input.ifMatch,
-      url: action.path.replace(':id', input.id ?? ''),
-    }, services);
+    const result = await executeAction(
+      action,
+      {
+        context: await contextIn(input.tenant),
+        params: input.id ? { id: input.id } : {},
+        query: input.query ?? {},
+        body: input.body,
+        ifMatch: input.ifMatch,
+        url: action.path.replace(':id', input.id ?? ''),
+      },
+      services,
+    );
     return { status: result.status, ...(result.headers?.etag ? { etag: result.headers.etag } : {}), ...(result.body === undefined ? {} : { body: result.body }) };
   }
 
@@ -120,16 +124,23 @@ export async function buildOperatorServices(config: Config, database: Database) 
      */
     async createClient(input: { name: Maybe; tenant: Maybe; newTenant?: Maybe; capabilities: Maybe; publicKeyFile: Maybe; generateKey?: Maybe; kid: Maybe; ipAllow: Maybe }) {
       if ((input.tenant === undefined) === (input.newTenant === undefined)) throw validationError([{ field: '--tenant', message: 'give either --tenant ID or --new-tenant NAME' }]);
-      if ((input.publicKeyFile === undefined) === (input.generateKey === undefined)) throw validationError([{ field: '--public-key', message: 'give either --public-key FILE or --generate-key NAME' }]);
+      if ((input.publicKeyFile === undefined) === (input.generateKey === undefined))
+        throw validationError([{ field: '--public-key', message: 'give either --public-key FILE or --generate-key NAME' }]);
       const keyOut = input.generateKey === undefined ? undefined : checkKeyFilesFree(input.generateKey, '--generate-key');
       const generated = keyOut === undefined ? undefined : await generateClientKey();
       const body: Record<string, unknown> = {
         name: need(input.name, '--name'),
-        capabilities: need(input.capabilities, '--capabilities').split(/[\s,]+/).filter(Boolean),
+        capabilities: need(input.capabilities, '--capabilities')
+          .split(/[\s,]+/)
+          .filter(Boolean),
         public_key: generated ? generated.publicPem : readKey(need(input.publicKeyFile, '--public-key')),
       };
       if (input.kid) body.kid = input.kid;
-      if (input.ipAllow) body.ip_allowlist = input.ipAllow.split(',').map((s) => s.trim()).filter(Boolean);
+      if (input.ipAllow)
+        body.ip_allowlist = input.ipAllow
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
       const create = findAction('api-clients.create');
       if (create) checkInput(create, { params: {}, query: {}, body });
       let tenant = input.tenant;

@@ -45,7 +45,10 @@ function header(name: string, size: number, mtimeSeconds: number): Buffer {
 
 /** Appends members to an open file descriptor; `finish` writes the end-of-archive blocks. */
 export class TarWriter {
-  constructor(private readonly fd: number, private readonly mtimeSeconds: number) {}
+  constructor(
+    private readonly fd: number,
+    private readonly mtimeSeconds: number,
+  ) {}
 
   /** Adds `data` as `name`; returns its SHA-256 (hex). */
   addBuffer(name: string, data: Buffer): string {
@@ -63,7 +66,7 @@ export class TarWriter {
       writeSync(this.fd, header(name, size, this.mtimeSeconds));
       const hash = createHash('sha256');
       const buffer = Buffer.alloc(chunk);
-      for (let position = 0; position < size; ) {
+      for (let position = 0; position < size;) {
         const read = readSync(source, buffer, 0, Math.min(chunk, size - position), position);
         if (read === 0) throw new Error(`${path} shrank while being archived`);
         hash.update(buffer.subarray(0, read));
@@ -98,7 +101,7 @@ export function listTar(fd: number): TarMember[] {
   const total = fstatSync(fd).size;
   const members: TarMember[] = [];
   const h = Buffer.alloc(block);
-  for (let position = 0; position + block <= total; ) {
+  for (let position = 0; position + block <= total;) {
     readSync(fd, h, 0, block, position);
     if (h.every((byte) => byte === 0)) return members;
     let sum = 0;
@@ -124,7 +127,7 @@ export function readMember(fd: number, member: TarMember): Buffer {
 export function copyMember(fd: number, member: TarMember, sink: number | null): string {
   const hash = createHash('sha256');
   const buffer = Buffer.alloc(chunk);
-  for (let done = 0; done < member.size; ) {
+  for (let done = 0; done < member.size;) {
     const read = readSync(fd, buffer, 0, Math.min(chunk, member.size - done), member.offset + done);
     if (read === 0) throw new Error('the backup archive is truncated');
     hash.update(buffer.subarray(0, read));

@@ -79,7 +79,9 @@ try {
   // 5. The service delivers a signed webhook per booking (it retries until we answer 2xx).
   for (let wait = 0; received.length < 7 && wait < 150; wait++) await new Promise((resolve) => setTimeout(resolve, 100));
 
-  console.log(JSON.stringify({ product_id: product._id, bookings: nights.length, first_night: nights[0], last_night: nights.at(-1), total_items: after.total_items, etag, webhooks_verified: received.length }));
+  console.log(
+    JSON.stringify({ product_id: product._id, bookings: nights.length, first_night: nights[0], last_night: nights.at(-1), total_items: after.total_items, etag, webhooks_verified: received.length }),
+  );
 } catch (error) {
   // Problems carry a stable code (and field errors for validation).
   if (error instanceof ProblemError) console.error(`${error.status} ${error.code}: ${error.detail}`, error.errors);

@@ -147,7 +147,7 @@ function programDirs(root, path) {
  */
 export function missingBuildTools(root, path = process.env.PATH ?? '') {
   const dirs = programDirs(root, path);
-  const names = process.platform === 'win32' ? (/** @param {string} tool */ (tool) => [`${tool}.cmd`, `${tool}.exe`]) : (/** @param {string} tool */ (tool) => [tool]);
+  const names = process.platform === 'win32' ? /** @param {string} tool */ (tool) => [`${tool}.cmd`, `${tool}.exe`] : /** @param {string} tool */ (tool) => [tool];
   return buildTools.filter((tool) => !dirs.some((dir) => names(tool).some((name) => existsSync(join(dir, name)))));
 }
 
@@ -161,11 +161,17 @@ export function ensurePlan(root, path) {
   const reason = staleReason(root);
   if (reason === undefined) return { action: 'none' };
   if (!hasSources(root)) {
-    return { action: 'refuse', message: `build-stamp: ${reason}, and this package has no sources to build from: run \`npm run build\` in a checkout and ship its dist/ and generated/ (see docs/operations.md)` };
+    return {
+      action: 'refuse',
+      message: `build-stamp: ${reason}, and this package has no sources to build from: run \`npm run build\` in a checkout and ship its dist/ and generated/ (see docs/operations.md)`,
+    };
   }
   const missing = missingBuildTools(root, path);
   if (missing.length > 0) {
-    return { action: 'refuse', message: `build-stamp: ${reason}, and the build tools are not installed (${missing.join(', ')} not found): run \`npm run build\` where the dev dependencies are (npm ci), then start again` };
+    return {
+      action: 'refuse',
+      message: `build-stamp: ${reason}, and the build tools are not installed (${missing.join(', ')} not found): run \`npm run build\` where the dev dependencies are (npm ci), then start again`,
+    };
   }
   return { action: 'build', reason };
 }

@@ -24,7 +24,10 @@ interface ResourceInfo {
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function pascal(name: string): string {
-  return name.split(/[-_]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  return name
+    .split(/[-_]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 }
 
 function camel(name: string): string {
@@ -91,9 +94,10 @@ function objectLiteral(schema: Json, indent: string): string {
 }
 
 function schemaDeclaration(name: string, schema: unknown): string {
-  const body = isObject(schema) && (schema.type === 'object' || isObject(schema.properties)) && isObject(schema.properties)
-    ? `export interface ${name} ${objectLiteral(schema, '')}\n`
-    : `export type ${name} = ${tsType(schema, '')};\n`;
+  const body =
+    isObject(schema) && (schema.type === 'object' || isObject(schema.properties)) && isObject(schema.properties)
+      ? `export interface ${name} ${objectLiteral(schema, '')}\n`
+      : `export type ${name} = ${tsType(schema, '')};\n`;
   return `${doc(isObject(schema) ? schema.description : undefined, '')}${body}`;
 }
 
@@ -143,9 +147,7 @@ function resourcesOf(document: Json): ResourceInfo[] {
     }
   }
   const order = Object.keys(methodOf);
-  return [...byName.values()]
-    .map((r) => ({ ...r, operations: r.operations.sort((a, b) => order.indexOf(a) - order.indexOf(b)) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return [...byName.values()].map((r) => ({ ...r, operations: r.operations.sort((a, b) => order.indexOf(a) - order.indexOf(b)) })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function union(values: readonly string[]): string {

@@ -19,15 +19,21 @@ export function personalDataTable(): string {
       if (!field || (field.gdpr !== 'personal' && field.gdpr !== 'special')) return [];
       const rule = erasureAction(field);
       const reach =
-        resource.name === 'audit-logs' ? 'sealed per subject; unreadable after erasure'
-          : linked.has(resource.name) ? 'erased and exported with the user'
-            : retainable(resource) ? 'retention `anonymize` (no user reference)'
-              : resource.tenancy === 'node' ? 'no user reference: its own update while the node lives; cleared `TENANT_CONTACT_RETENTION_DAYS` after the node is deleted'
+        resource.name === 'audit-logs'
+          ? 'sealed per subject; unreadable after erasure'
+          : linked.has(resource.name)
+            ? 'erased and exported with the user'
+            : retainable(resource)
+              ? 'retention `anonymize` (no user reference)'
+              : resource.tenancy === 'node'
+                ? 'no user reference: its own update while the node lives; cleared `TENANT_CONTACT_RETENTION_DAYS` after the node is deleted'
                 : 'no user reference: changed through its own update';
       return [`| \`${resource.name}\` | \`${name}\` | ${field.gdpr} | ${resource.name === 'audit-logs' ? '—' : `\`${rule}\``} | ${reach} |`];
     }),
   );
-  const references = userRelations().map((r) => `\`${r.resource.name}.${r.field}\``).join(', ');
+  const references = userRelations()
+    .map((r) => `\`${r.resource.name}.${r.field}\``)
+    .join(', ');
   return [
     personalDataMarkers[0],
     '| Resource | Field | Class | Erasure rule | Reached by |',

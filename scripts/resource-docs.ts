@@ -56,10 +56,19 @@ export function resourceDocs(): string {
     'service and refused in bodies; *create-only* fields cannot be changed by PATCH; *write-only* fields are accepted',
     'on create and never returned; *filter*/*sort* fields are usable in `where`, query filters and `sort`;',
     '*sensitive* fields need `<resource>:read:<field>` to be returned and `<resource>:write:<field>` to be set.',
-    'GDPR: the field\'s class, and what erasure by depersonalisation does to it (`null`, or `redact` to a fixed marker)',
+    "GDPR: the field's class, and what erasure by depersonalisation does to it (`null`, or `redact` to a fixed marker)",
     'where it changes it; fields without a rule derive one from their class (`src/registry/erasure-rule.ts`).',
     '',
   ];
-  const capabilityList = ['## Capabilities', '', `${capabilities.length} capabilities, derived from the registry (also at \`GET /v1/capabilities\`):`, '', ...capabilities.map((c) => `- \`${c.name}\` — ${c.description}`)];
-  return `${[header.join('\n'), ...resources.map(resourceSection), capabilityList.join('\n')].join('\n\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  const capabilityList = [
+    '## Capabilities',
+    '',
+    `${capabilities.length} capabilities, derived from the registry (also at \`GET /v1/capabilities\`):`,
+    '',
+    ...capabilities.map((c) => `- \`${c.name}\` — ${c.description}`),
+  ];
+  return `${[header.join('\n'), ...resources.map(resourceSection), capabilityList.join('\n')]
+    .join('\n\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

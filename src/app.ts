@@ -103,7 +103,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   // Before every other hook: the request's span is active through all of them.
   deps.tracing?.instrument(server);
   const state = { shuttingDown: false };
-  const container = buildContainer(config, { database: deps.database, keys: deps.keys, log: server.log, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.replay ? { replay: deps.replay } : {}) });
+  const container = buildContainer(config, {
+    database: deps.database,
+    keys: deps.keys,
+    log: server.log,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.replay ? { replay: deps.replay } : {}),
+  });
   const { clock, metrics, verifier, dpop, clients, tenants, users, events } = container;
   const startedAt = clock.now();
   server.addHook('onClose', () => container.close());
@@ -161,5 +167,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(actionRoutes(actions, container, container.idempotency));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
   await server.register(openApiRoutes(config, catalogue));
-  return { server, dispatcher: container.dispatcher, resources: container.resources, apiClients: container.apiClients, tokens: container.tokens, securityEvents: events, state, metrics, routes: catalogue };
+  return {
+    server,
+    dispatcher: container.dispatcher,
+    resources: container.resources,
+    apiClients: container.apiClients,
+    tokens: container.tokens,
+    securityEvents: events,
+    state,
+    metrics,
+    routes: catalogue,
+  };
 }

@@ -1,4 +1,5 @@
-// `npm test`: lint and the type check run beside vitest's lanes rather than before them.
+// `npm test`: lint, the formatter check and the type check run beside vitest's lanes rather
+// than before them.
 // Each is one single-threaded process, and the lanes leave cores idle while they wait for
 // the processes they start (npm, servers, Chromium, PostgreSQL), so the checks mostly fit
 // into that idle time instead of adding their own; they run at a lower priority, so the
@@ -43,6 +44,7 @@ function step(name, command, args, quiet) {
 const results = await Promise.all([
   step('lint', npm, ['run', '--silent', 'lint'], true),
   step('typecheck', npm, ['run', '--silent', 'typecheck'], true),
+  step('format', npm, ['run', '--silent', 'format:check'], true),
   step('vitest', process.execPath, [fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url)), 'run', ...process.argv.slice(2)], false),
 ]);
 

@@ -23,8 +23,14 @@ function Settings() {
     <>
       <h1>Settings</h1>
       <ul class="cards">
-        <li><a href={href('api-clients')}>API Clients</a><p>Machine-to-machine clients, their capabilities and keys.</p></li>
-        <li><a href={href('webhooks')}>Webhooks</a><p>Where this tenant's events are delivered.</p></li>
+        <li>
+          <a href={href('api-clients')}>API Clients</a>
+          <p>Machine-to-machine clients, their capabilities and keys.</p>
+        </li>
+        <li>
+          <a href={href('webhooks')}>Webhooks</a>
+          <p>Where this tenant's events are delivered.</p>
+        </li>
       </ul>
     </>
   );
@@ -49,7 +55,9 @@ export function App() {
   const inSettings = settingsPages.includes(at);
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header>
         <span class="brand">Booking service</span>
         <nav aria-label="Main">
@@ -59,7 +67,9 @@ export function App() {
           <NavLink to="audit-log" current={at === 'audit-log'} label="Audit log" />
           <NavLink to="security" current={at === 'security'} label="Security" />
         </nav>
-        <button type="button" class="secondary" onClick={signOut}>Sign out</button>
+        <button type="button" class="secondary" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       {inSettings && (
         <nav aria-label="Settings" class="subnav">

@@ -25,7 +25,12 @@ let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
 function decodeClaims(token: string): SessionClaims {
   const payload = token.split('.')[1] ?? '';
-  const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '='));
+  const json = atob(
+    payload
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(payload.length / 4) * 4, '='),
+  );
   return JSON.parse(json) as SessionClaims;
 }
 

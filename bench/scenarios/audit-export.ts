@@ -17,7 +17,9 @@ import { seedOnce, withStorage } from '../seed-storage.js';
 export async function auditExportScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const { fixtures, options } = ctx;
   const seedSeconds = await seedOnce(ctx, 'audit-export', async () => {
-    const seconds = await withStorage(ctx.config, (database) => seedAuditEntries(database, fixtures.tenantId, fixtures.client.clientId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows));
+    const seconds = await withStorage(ctx.config, (database) =>
+      seedAuditEntries(database, fixtures.tenantId, fixtures.client.clientId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows),
+    );
     console.error(`  seeded ${options.rows} audit entries in ${seconds.toFixed(1)} s`);
     return seconds;
   });

@@ -41,7 +41,9 @@ export function catalogue(ctx: BenchContext): Promise<SeededCatalogue> {
       // file has no statistics: only --analyze gathers them (to show what they would change).
       if (database.dialect.name === 'postgres') await sql`analyze bookings, products`.execute(database.db);
       else if (ctx.options.analyze) await sql`analyze`.execute(database.db);
-      console.error(`  seeded ${seeded.productIds.length} products and ${seeded.bookings} bookings (${seeded.holding} active) in ${seeded.seconds.toFixed(1)} s${database.dialect.name === 'sqlite' ? (ctx.options.analyze ? ', then ANALYZE' : ', no ANALYZE (as in production)') : ''}`);
+      console.error(
+        `  seeded ${seeded.productIds.length} products and ${seeded.bookings} bookings (${seeded.holding} active) in ${seeded.seconds.toFixed(1)} s${database.dialect.name === 'sqlite' ? (ctx.options.analyze ? ', then ANALYZE' : ', no ANALYZE (as in production)') : ''}`,
+      );
       return seeded;
     });
   });
@@ -79,7 +81,13 @@ function expectedMatches(seeded: SeededCatalogue, city: string): number {
   return matches;
 }
 
-const seedExtra = (ctx: BenchContext, seeded: SeededCatalogue) => ({ sqliteAnalyzed: ctx.options.database === 'sqlite' ? ctx.options.analyze : null, products: seeded.productIds.length, bookings: seeded.bookings, activeBookings: seeded.holding, seedSeconds: Math.round(seeded.seconds * 10) / 10 });
+const seedExtra = (ctx: BenchContext, seeded: SeededCatalogue) => ({
+  sqliteAnalyzed: ctx.options.database === 'sqlite' ? ctx.options.analyze : null,
+  products: seeded.productIds.length,
+  bookings: seeded.bookings,
+  activeBookings: seeded.holding,
+  seedSeconds: Math.round(seeded.seconds * 10) / 10,
+});
 
 export async function availabilityProductScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const seeded = await catalogue(ctx);
@@ -112,7 +120,8 @@ export async function availabilitySearchScenario(ctx: BenchContext): Promise<Sce
     const page = (await (await preflight(`${ctx.origin}${searchPath(city)}`, { headers })).json()) as { items: unknown[]; total?: number };
     const expected = expectedMatches(seeded, city);
     const found = page.total ?? page.items.length;
-    if (found !== expected || page.items.length !== Math.min(100, expected)) throw new Error(`availability-search: ${city} should match ${expected} of its 100 products, the answer has total ${String(page.total)} and ${page.items.length} items`);
+    if (found !== expected || page.items.length !== Math.min(100, expected))
+      throw new Error(`availability-search: ${city} should match ${expected} of its 100 products, the answer has total ${String(page.total)} and ${page.items.length} items`);
     let next = 0;
     return {
       spec: {

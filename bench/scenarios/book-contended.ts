@@ -66,7 +66,9 @@ export async function checkInvariant(ctx: BenchContext, productId: string, total
       .where('deleted_at', 'is', null)
       .execute();
     const at = (value: unknown) => Date.parse(String(dialect.fromDb('timestamp', value)));
-    const held: HeldInterval[] = rows.filter((row) => row.status === 'active' || row.status === 'completed').map((row) => ({ start: at(row.start_time), end: at(row.end_time), quantity: Number(row.quantity) }));
+    const held: HeldInterval[] = rows
+      .filter((row) => row.status === 'active' || row.status === 'completed')
+      .map((row) => ({ start: at(row.start_time), end: at(row.end_time), quantity: Number(row.quantity) }));
     if (held.some((h) => !Number.isFinite(h.start) || !Number.isFinite(h.end))) throw new Error('book-contended: a booking of the product has an unreadable start or end time');
     const peak = peakHeld(held);
     const brute = held.length <= bruteForceLimit ? peakHeldBruteForce(held) : null;
@@ -87,7 +89,14 @@ export async function bookContendedScenario(ctx: BenchContext): Promise<Scenario
   const tenant = await bookingTenant(ctx);
   const contended: Contended = await seedOnce(ctx, 'book-contended', () =>
     withStorage(ctx.config, async (database) => {
-      const { ids } = await insertProducts(database, tenant.tenantId, 1, () => ({ name: 'Contended hall', address: 'Praça do Comércio 1', city: 'Lisboa (contended)', zip_code: '1100-148', total_items: contendedUnits, is_published: true }));
+      const { ids } = await insertProducts(database, tenant.tenantId, 1, () => ({
+        name: 'Contended hall',
+        address: 'Praça do Comércio 1',
+        city: 'Lisboa (contended)',
+        zip_code: '1100-148',
+        total_items: contendedUnits,
+        is_published: true,
+      }));
       return { productId: ids[0] ?? '', next: 0 };
     }),
   );

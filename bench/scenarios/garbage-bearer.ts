@@ -29,10 +29,20 @@ function base64url(value: string | Buffer): string {
 function forgedToken(ctx: BenchContext, kid: string): string {
   const now = Math.floor(Date.now() / 1000);
   const header = base64url(JSON.stringify({ alg: 'ES512', kid, typ: 'at+jwt' }));
-  const payload = base64url(JSON.stringify({
-    iss: ctx.config.apiBase, aud: ctx.config.apiBase, sub: ctx.fixtures.client.clientId, client_id: ctx.fixtures.client.clientId,
-    scope: 'products:read', tenant_id: 'system', level: 'system', jti: randomUUID(), iat: now, exp: now + 900,
-  }));
+  const payload = base64url(
+    JSON.stringify({
+      iss: ctx.config.apiBase,
+      aud: ctx.config.apiBase,
+      sub: ctx.fixtures.client.clientId,
+      client_id: ctx.fixtures.client.clientId,
+      scope: 'products:read',
+      tenant_id: 'system',
+      level: 'system',
+      jti: randomUUID(),
+      iat: now,
+      exp: now + 900,
+    }),
+  );
   // r and s below 2^520, inside the P-521 group order: out-of-range values would be
   // refused before the costly part of the verification.
   const signature = randomBytes(132);
@@ -57,12 +67,15 @@ async function run(ctx: BenchContext, label: string, rateLimits: boolean, distin
     let next = 0;
     const path = `/v1/products/${ctx.fixtures.productId}`;
     const before = cpuSeconds([server.pid]);
-    const phase = await runPhase({
-      origin: ctx.origin,
-      connections: ctx.options.connections,
-      limit: () => requests - next,
-      request: { method: 'GET', path, setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${tokens[next++ % requests] as string}` } }) },
-    }, 300);
+    const phase = await runPhase(
+      {
+        origin: ctx.origin,
+        connections: ctx.options.connections,
+        limit: () => requests - next,
+        request: { method: 'GET', path, setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${tokens[next++ % requests] as string}` } }) },
+      },
+      300,
+    );
     const after = cpuSeconds([server.pid]);
     const metrics = await (await fetch(`${ctx.origin}/metrics`)).text();
     const cpu = before === null || after === null ? null : Math.round((after - before) * 100) / 100;

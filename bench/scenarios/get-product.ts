@@ -86,7 +86,15 @@ export async function getTracedScenario(ctx: BenchContext): Promise<ScenarioResu
     if (exported < measured) console.error(`  get-bearer-traced: ${exported} server spans exported for ${measured} measured requests (the SDK dropped ${measured - exported})`);
     return {
       ...result,
-      extra: { ...result.extra, spansReceived: totals.spans, serverSpansReceived: totals.serverSpans, measuredRequestsExported: exported, measuredRequestsExportedShare: measured === 0 ? null : Math.round((exported / measured) * 1000) / 1000, otlpExports: totals.exports, otlpUnreadable: totals.unreadable },
+      extra: {
+        ...result.extra,
+        spansReceived: totals.spans,
+        serverSpansReceived: totals.serverSpans,
+        measuredRequestsExported: exported,
+        measuredRequestsExportedShare: measured === 0 ? null : Math.round((exported / measured) * 1000) / 1000,
+        otlpExports: totals.exports,
+        otlpUnreadable: totals.unreadable,
+      },
     };
   } finally {
     await sink.close();

@@ -18,15 +18,17 @@ export async function listFilteredScenario(ctx: BenchContext): Promise<ScenarioR
   const { fixtures, options } = ctx;
   const otherRows = Math.ceil(options.rows / 10);
   const seededRows = options.rows + otherRows * fixtures.otherTenantIds.length;
-  const seedSeconds = await seedOnce(ctx, 'list-filtered', () => withStorage(ctx.config, async (database) => {
-    let seconds = await seedBookings(database, fixtures.tenantId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows);
-    for (const tenant of fixtures.otherTenantIds) seconds += await seedBookings(database, tenant, fixtures.bookingProducts.get(tenant) ?? [], otherRows);
-    // PostgreSQL plans from statistics; after a bulk load autovacuum would gather them
-    // only later, so gather them now as a production database would have them.
-    if (database.dialect.name === 'postgres') await sql`analyze bookings`.execute(database.db);
-    console.error(`  seeded ${seededRows} bookings in ${seconds.toFixed(1)} s`);
-    return seconds;
-  }));
+  const seedSeconds = await seedOnce(ctx, 'list-filtered', () =>
+    withStorage(ctx.config, async (database) => {
+      let seconds = await seedBookings(database, fixtures.tenantId, fixtures.bookingProducts.get(fixtures.tenantId) ?? [], options.rows);
+      for (const tenant of fixtures.otherTenantIds) seconds += await seedBookings(database, tenant, fixtures.bookingProducts.get(tenant) ?? [], otherRows);
+      // PostgreSQL plans from statistics; after a bulk load autovacuum would gather them
+      // only later, so gather them now as a production database would have them.
+      if (database.dialect.name === 'postgres') await sql`analyze bookings`.execute(database.db);
+      console.error(`  seeded ${seededRows} bookings in ${seconds.toFixed(1)} s`);
+      return seconds;
+    }),
+  );
   return runAgainstService(ctx, 'list-filtered', async () => {
     const token = await fetchToken(ctx.origin, ctx.tokenEndpoint, fixtures.client);
     const headers = { authorization: `Bearer ${token}` };

@@ -21,7 +21,10 @@ const run = promisify(execFile);
 
 /** bench/crypto-limit.ts in its own process. */
 export async function cryptoLimit(connections: number, seconds: number): Promise<CryptoLimitReport> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/crypto-limit.ts'), '--seconds', String(seconds), '--concurrency', String(connections)], { cwd: repoRoot, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/crypto-limit.ts'), '--seconds', String(seconds), '--concurrency', String(connections)], {
+    cwd: repoRoot,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout) as CryptoLimitReport;
 }
 
@@ -55,7 +58,14 @@ export async function bareFastifySqlite(ctx: BenchContext): Promise<ScenarioResu
     await server.waitReady('/ready');
     const path = `/v1/products/${ctx.fixtures.productId}`;
     await (await preflight(`${origin}${path}`, {})).arrayBuffer();
-    return await measure(ctx, 'bare-fastify-sqlite', { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: `Bearer ${'x'.repeat(600)}` } } } }, () => [server.pid], undefined, ctx.logFile);
+    return await measure(
+      ctx,
+      'bare-fastify-sqlite',
+      { spec: { origin, connections: ctx.options.connections, request: { method: 'GET', path, headers: { authorization: `Bearer ${'x'.repeat(600)}` } } } },
+      () => [server.pid],
+      undefined,
+      ctx.logFile,
+    );
   } finally {
     await server.stop();
   }

@@ -64,10 +64,11 @@ async function startReceiver() {
         });
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -86,7 +87,16 @@ export async function webhookDeliveryScenario(ctx: BenchContext): Promise<Scenar
       const key = es256Key();
       const keyFile = join(ctx.config.dataDir, 'bench-webhooks.pub');
       writeFileSync(keyFile, key.publicPem);
-      const created: Record<string, unknown> = await (await buildOperatorServices(ctx.config, database)).createClient({ name: 'bench webhooks', tenant: fixtures.tenantId, capabilities: 'products:create webhooks:create webhooks:delete', publicKeyFile: keyFile, kid: 'bench-webhooks', ipAllow: undefined });
+      const created: Record<string, unknown> = await (
+        await buildOperatorServices(ctx.config, database)
+      ).createClient({
+        name: 'bench webhooks',
+        tenant: fixtures.tenantId,
+        capabilities: 'products:create webhooks:create webhooks:delete',
+        publicKeyFile: keyFile,
+        kid: 'bench-webhooks',
+        ipAllow: undefined,
+      });
       return { clientId: String(created._id), kid: String(created.kid), key };
     }),
   );

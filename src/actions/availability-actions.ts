@@ -59,7 +59,11 @@ export const searchAvailabilityAction: ActionDef = {
       "The products in the caller's reach (an end user's: published ones) matching the products list query (`where`, field filters, `sort`, `fields`, paging) that have at least `quantity` units free at every instant of `[from, to)`; a date means midnight in each product's own `time_zone`. Each item carries `available`, the fewest units free over the range. The range spans at most 366 days.",
     parameters: [...searchParameters],
     responses: {
-      200: { description: 'One page of products.', headers: Object.fromEntries(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'].map((n) => [n, ref('headers', n)])), content: { 'application/json': { schema: searchSchema } } },
+      200: {
+        description: 'One page of products.',
+        headers: Object.fromEntries(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'].map((n) => [n, ref('headers', n)])),
+        content: { 'application/json': { schema: searchSchema } },
+      },
       ...problems('400'),
     },
   },

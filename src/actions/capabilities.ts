@@ -30,7 +30,9 @@ const operationText: Record<string, string> = {
  */
 export function subOperationsOf(resource: ResourceDef): readonly string[] {
   // An action may reuse an existing capability (the deliveries list needs `webhooks:read`); only its own name adds one.
-  const declared = actions.filter((a) => a.resource === resource.name && a.authentication === 'client' && a.capability === `${resource.name}:${a.name}` && !(resource.operations as readonly string[]).includes(a.name)).map((a) => a.name);
+  const declared = actions
+    .filter((a) => a.resource === resource.name && a.authentication === 'client' && a.capability === `${resource.name}:${a.name}` && !(resource.operations as readonly string[]).includes(a.name))
+    .map((a) => a.name);
   return [...new Set([...resource.subOperations, ...declared])].sort();
 }
 
@@ -51,9 +53,7 @@ function resourceCapabilities(resource: ResourceDef): CapabilityInfo[] {
 }
 
 /** Every capability the service knows, derived from the registry and the actions; sorted by name. */
-export const capabilities: readonly CapabilityInfo[] = Object.freeze(
-  [...resources.flatMap(resourceCapabilities), ...serviceCapabilities].sort((a, b) => a.name.localeCompare(b.name)),
-);
+export const capabilities: readonly CapabilityInfo[] = Object.freeze([...resources.flatMap(resourceCapabilities), ...serviceCapabilities].sort((a, b) => a.name.localeCompare(b.name)));
 
 const names: ReadonlySet<string> = new Set(capabilities.map((c) => c.name));
 

@@ -67,7 +67,19 @@ export const exportSubjectAction: ActionDef = {
     responses: {
       200: {
         description: 'The subject export.',
-        content: { 'application/json': { schema: { type: 'object', properties: { user: { type: 'object' }, records: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object' } } }, audit: { type: 'array', items: { type: 'object' } }, generated_at: { type: 'string', format: 'date-time' } } } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                user: { type: 'object' },
+                records: { type: 'object', additionalProperties: { type: 'array', items: { type: 'object' } } },
+                audit: { type: 'array', items: { type: 'object' } },
+                generated_at: { type: 'string', format: 'date-time' },
+              },
+            },
+          },
+        },
       },
       ...problems('404'),
     },

@@ -17,7 +17,17 @@ export { actionKey } from './action.js';
  * registry entry lists, and the sub-operations declared next to them. Routes, OpenAPI,
  * capabilities, rate-limit groups, CLI commands and posture flags derive from this list.
  */
-export const actions: readonly ActionDef[] = Object.freeze([...resources.flatMap(resourceActions), rotateClientKey, ...availabilityActions, eraseUserAction, exportSubjectAction, previewRetentionAction, ...webhookActions, ...signInActions, ...oauthActions]);
+export const actions: readonly ActionDef[] = Object.freeze([
+  ...resources.flatMap(resourceActions),
+  rotateClientKey,
+  ...availabilityActions,
+  eraseUserAction,
+  exportSubjectAction,
+  previewRetentionAction,
+  ...webhookActions,
+  ...signInActions,
+  ...oauthActions,
+]);
 
 // Invariants, checked at import: a broken declaration fails the boot and every test.
 const seen = new Set<string>();
@@ -30,7 +40,8 @@ for (const action of actions) {
   // An action needs its own `<resource>:<name>`, or shares the capability of another action
   // of its resource (the retention preview is a read: `retention-policies:read`).
   const shared = actions.some((other) => other !== action && other.resource === action.resource && other.capability === action.capability && `${other.resource}:${other.name}` === other.capability);
-  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}` && !shared) throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name} or one of its resource's other actions`);
+  if (action.authentication === 'client' && action.capability !== `${action.resource}:${action.name}` && !shared)
+    throw new Error(`action ${actionKey(action)} must declare the capability ${action.resource}:${action.name} or one of its resource's other actions`);
 }
 
 /** The action named `<resource>.<name>`, if declared. */

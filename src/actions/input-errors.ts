@@ -43,7 +43,10 @@ function isEntry(error: ErrorObject): boolean {
 function typeMessage(error: ErrorObject): string {
   if (error.data === null && !isEntry(error)) return 'must not be null';
   if (error.parentSchema?.format === 'date-time') return inputFormats['date-time']?.message ?? 'must be a string';
-  const expected = String(error.params.type).split(',').find((type) => type !== 'null') ?? 'string';
+  const expected =
+    String(error.params.type)
+      .split(',')
+      .find((type) => type !== 'null') ?? 'string';
   const message = expected === 'integer' && typeof error.data !== 'number' ? 'must be a number' : (typeMessages[expected] ?? `must be of type ${expected}`);
   return isEntry(error) ? `entries ${message}` : message;
 }

@@ -9,11 +9,14 @@ const provider = { name: 'provider', in: 'path', required: true, description: 'T
 const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
 
 /** The start's query: a repeated parameter (an array) is refused; the redirect URI is checked against `OAUTH_REDIRECT_URIS` by the service. */
-const startQuery = closedObject({
-  tenant_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' },
-  redirect_uri: { type: 'string' },
-  state: { type: 'string', pattern: '^[\\x21-\\x7e]{1,512}$' },
-}, ['tenant_id', 'redirect_uri']);
+const startQuery = closedObject(
+  {
+    tenant_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' },
+    redirect_uri: { type: 'string' },
+    state: { type: 'string', pattern: '^[\\x21-\\x7e]{1,512}$' },
+  },
+  ['tenant_id', 'redirect_uri'],
+);
 const startDescriptions: Readonly<Record<string, string>> = {
   tenant_id: 'The tenant node the user belongs to.',
   redirect_uri: 'Where the login code is delivered; exactly one of `OAUTH_REDIRECT_URIS`.',
@@ -29,38 +32,81 @@ const noStore = { 'cache-control': 'no-store' };
  * provider's answer or the login code. The browser steps share the public routes' per-IP
  * limit; the code exchange is limited like the token endpoint.
  */
-function step(name: string, method: 'GET' | 'POST', path: string, rateLimitGroup: 'public' | 'token', schemas: ActionDef['schemas'], openapi: Omit<Operation, 'tags'>, run: ActionDef['run']): ActionDef {
+function step(
+  name: string,
+  method: 'GET' | 'POST',
+  path: string,
+  rateLimitGroup: 'public' | 'token',
+  schemas: ActionDef['schemas'],
+  openapi: Omit<Operation, 'tags'>,
+  run: ActionDef['run'],
+): ActionDef {
   return { resource: 'users', name, method, path, capability: `users:${name}`, rateLimitGroup, authentication: 'public', stepUp: false, openapi: { ...openapi, tags: ['auth'] }, schemas, run };
 }
 
 /** End-user sign-in with an external OpenID provider (CONTRACT.md part 2, "OAuth2 login"). */
 export const oauthActions: readonly ActionDef[] = [
-  step('oauth-start', 'GET', '/v1/auth/oauth/:provider/start', 'public', { query: startQuery }, {
-    operationId: 'oauth_start',
-    summary: 'Start a sign-in with an external OpenID provider',
-    description: 'Redirects the browser to the provider (authorization code flow with `state`, `nonce` and PKCE `S256`, scope `openid email`). `redirect_uri` must equal one of `OAUTH_REDIRECT_URIS` exactly; otherwise, and for an unknown tenant, 400 and no redirect.',
-    parameters: [provider, ...queryParameters(startQuery, startDescriptions)],
-    responses: { 302: redirect('To the provider\'s authorization endpoint.'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.start(input.params.provider ?? '', checkedQuery<OAuthStartQuery>(input), input.context) } })),
-  // No query schema: providers add parameters of their own (`session_state`, `scope`), and a bad state is `invalid_grant`.
-  step('oauth-callback', 'GET', '/v1/auth/oauth/:provider/callback', 'public', {}, {
-    operationId: 'oauth_callback',
-    summary: 'The provider\'s answer (redirect URI registered at the provider)',
-    description: 'Consumes the `state` once (valid 600 s), redeems the code with the PKCE verifier, validates the ID token and its nonce, and finds the tenant\'s active user by the verified e-mail address (`email_verified`). Then redirects to the `redirect_uri` of the start with `code` (a one-time login code, 60 s) and the application\'s `state`. An unknown, used, expired or altered state, a wrong nonce, a provider error, an unverified or unknown e-mail address: 400 `invalid_grant`, no redirect.',
-    parameters: [provider, query('state', true, 'The state of the start.'), query('code', false, 'The provider\'s authorization code.'), query('iss', false, 'RFC 9207 issuer of the answer.'), query('error', false, 'The provider\'s refusal.')],
-    responses: { 302: redirect('To the application\'s `redirect_uri` with `code` (and `state`).'), ...problems('400', '404') },
-  }, async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } })),
-  step('oauth-token', 'POST', '/v1/auth/oauth/token', 'token', { body: tokenBody }, {
-    operationId: 'oauth_token',
-    summary: 'Exchange a login code for a user token',
-    description: 'The `code` the callback appended to the `redirect_uri`: valid 60 s, once. A wrong, expired or used code is a 400 `invalid_grant`.',
-    requestBody: { required: true, content: jsonBody(tokenBody) },
-    responses: {
-      200: {
-        description: 'A user token with `amr: ["fed"]`.',
-        content: { 'application/json': { schema: { type: 'object', properties: token, required: Object.keys(token) } } },
-      },
-      ...problems('400'),
+  step(
+    'oauth-start',
+    'GET',
+    '/v1/auth/oauth/:provider/start',
+    'public',
+    { query: startQuery },
+    {
+      operationId: 'oauth_start',
+      summary: 'Start a sign-in with an external OpenID provider',
+      description:
+        'Redirects the browser to the provider (authorization code flow with `state`, `nonce` and PKCE `S256`, scope `openid email`). `redirect_uri` must equal one of `OAUTH_REDIRECT_URIS` exactly; otherwise, and for an unknown tenant, 400 and no redirect.',
+      parameters: [provider, ...queryParameters(startQuery, startDescriptions)],
+      responses: { 302: redirect("To the provider's authorization endpoint."), ...problems('400', '404') },
     },
-  }, async (input, services) => ({ status: 200, headers: noStore, body: await services.signIn.oauth.exchange(checkedBody<OAuthTokenInput>(input), input.context) })),
+    async (input, services) => ({
+      status: 302,
+      headers: { ...noStore, location: await services.signIn.oauth.start(input.params.provider ?? '', checkedQuery<OAuthStartQuery>(input), input.context) },
+    }),
+  ),
+  // No query schema: providers add parameters of their own (`session_state`, `scope`), and a bad state is `invalid_grant`.
+  step(
+    'oauth-callback',
+    'GET',
+    '/v1/auth/oauth/:provider/callback',
+    'public',
+    {},
+    {
+      operationId: 'oauth_callback',
+      summary: "The provider's answer (redirect URI registered at the provider)",
+      description:
+        "Consumes the `state` once (valid 600 s), redeems the code with the PKCE verifier, validates the ID token and its nonce, and finds the tenant's active user by the verified e-mail address (`email_verified`). Then redirects to the `redirect_uri` of the start with `code` (a one-time login code, 60 s) and the application's `state`. An unknown, used, expired or altered state, a wrong nonce, a provider error, an unverified or unknown e-mail address: 400 `invalid_grant`, no redirect.",
+      parameters: [
+        provider,
+        query('state', true, 'The state of the start.'),
+        query('code', false, "The provider's authorization code."),
+        query('iss', false, 'RFC 9207 issuer of the answer.'),
+        query('error', false, "The provider's refusal."),
+      ],
+      responses: { 302: redirect("To the application's `redirect_uri` with `code` (and `state`)."), ...problems('400', '404') },
+    },
+    async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } }),
+  ),
+  step(
+    'oauth-token',
+    'POST',
+    '/v1/auth/oauth/token',
+    'token',
+    { body: tokenBody },
+    {
+      operationId: 'oauth_token',
+      summary: 'Exchange a login code for a user token',
+      description: 'The `code` the callback appended to the `redirect_uri`: valid 60 s, once. A wrong, expired or used code is a 400 `invalid_grant`.',
+      requestBody: { required: true, content: jsonBody(tokenBody) },
+      responses: {
+        200: {
+          description: 'A user token with `amr: ["fed"]`.',
+          content: { 'application/json': { schema: { type: 'object', properties: token, required: Object.keys(token) } } },
+        },
+        ...problems('400'),
+      },
+    },
+    async (input, services) => ({ status: 200, headers: noStore, body: await services.signIn.oauth.exchange(checkedBody<OAuthTokenInput>(input), input.context) }),
+  ),
 ];

@@ -42,7 +42,11 @@ function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['sche
     case 'create': {
       const record = serializerSchema(schemaName(resource, 'Record'));
       const extras = Object.fromEntries(Object.keys(resource.shownOnCreate ?? {}).map((name) => [name, { type: 'string' }]));
-      return { body: resourceSchemas(resource)[schemaName(resource, 'Create')], unknownMembers: bodyMembers(resource, 'create'), response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } } };
+      return {
+        body: resourceSchemas(resource)[schemaName(resource, 'Create')],
+        unknownMembers: bodyMembers(resource, 'create'),
+        response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } },
+      };
     }
     case 'read':
       return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
@@ -89,27 +93,32 @@ export function resourceActions(resource: ResourceDef): ActionDef[] {
   const collection = `/v1/${resource.name}`;
   const item = `${collection}/:id`;
   const build: Record<Operation, () => ActionDef> = {
-    list: () => declare(resource, 'list', 'GET', collection, async (input, { resources, origin }) => {
-      const query = parseListQuery(resource, input.query);
-      const { items, total } = await resources.list(input.context, resource, query);
-      return { status: 200, headers: paginationHeaders({ total, page: query.page, perPage: query.perPage }, origin, input.url), body: { items, total, page: query.page, per_page: query.perPage } };
-    }),
-    create: () => declare(resource, 'create', 'POST', collection, async (input, { resources, origin }) => {
-      const { record, etag } = await resources.create(input.context, resource, input.body);
-      return { status: 201, headers: { etag, location: `${origin}${collection}/${String(record._id)}` }, body: record };
-    }),
-    read: () => declare(resource, 'read', 'GET', item, async (input, { resources }) => {
-      const { record, etag } = await resources.read(input.context, resource, idOf(input, resource));
-      return { status: 200, headers: { etag }, body: record };
-    }),
-    update: () => declare(resource, 'update', 'PATCH', item, async (input, { resources }) => {
-      const { record, etag } = await resources.update(input.context, resource, idOf(input, resource), input.ifMatch, input.body);
-      return { status: 200, headers: { etag }, body: record };
-    }),
-    delete: () => declare(resource, 'delete', 'DELETE', item, async (input, { resources }) => {
-      await resources.remove(input.context, resource, idOf(input, resource), input.ifMatch);
-      return { status: 204 };
-    }),
+    list: () =>
+      declare(resource, 'list', 'GET', collection, async (input, { resources, origin }) => {
+        const query = parseListQuery(resource, input.query);
+        const { items, total } = await resources.list(input.context, resource, query);
+        return { status: 200, headers: paginationHeaders({ total, page: query.page, perPage: query.perPage }, origin, input.url), body: { items, total, page: query.page, per_page: query.perPage } };
+      }),
+    create: () =>
+      declare(resource, 'create', 'POST', collection, async (input, { resources, origin }) => {
+        const { record, etag } = await resources.create(input.context, resource, input.body);
+        return { status: 201, headers: { etag, location: `${origin}${collection}/${String(record._id)}` }, body: record };
+      }),
+    read: () =>
+      declare(resource, 'read', 'GET', item, async (input, { resources }) => {
+        const { record, etag } = await resources.read(input.context, resource, idOf(input, resource));
+        return { status: 200, headers: { etag }, body: record };
+      }),
+    update: () =>
+      declare(resource, 'update', 'PATCH', item, async (input, { resources }) => {
+        const { record, etag } = await resources.update(input.context, resource, idOf(input, resource), input.ifMatch, input.body);
+        return { status: 200, headers: { etag }, body: record };
+      }),
+    delete: () =>
+      declare(resource, 'delete', 'DELETE', item, async (input, { resources }) => {
+        await resources.remove(input.context, resource, idOf(input, resource), input.ifMatch);
+        return { status: 204 };
+      }),
     export: () => declare(resource, 'export', 'GET', `${collection}/export`, (input, services) => exportRecords(resource, input, services)),
   };
   return resource.operations.map((op) => build[op]());
@@ -143,7 +152,10 @@ async function exportRecords(resource: ResourceDef, input: ActionInput, { resour
       // Chunks of 100 records stay small enough for V8's young generation; a whole
       // batch as one string (~1 MB) lands in large-object space and lingers.
       for (let start = 0; start < records.length; start += 100) {
-        yield records.slice(start, start + 100).map((record) => (format === 'csv' ? csvLine(columns.map((c) => record[c])) : `${JSON.stringify(pick(record, query.fields))}\n`)).join('');
+        yield records
+          .slice(start, start + 100)
+          .map((record) => (format === 'csv' ? csvLine(columns.map((c) => record[c])) : `${JSON.stringify(pick(record, query.fields))}\n`))
+          .join('');
       }
       batch = await batches.next();
     }

@@ -18,7 +18,9 @@ const has = (prefixes: readonly string[]) => all.filter((name) => prefixes.some(
 export const roleCapabilities: Readonly<Record<Role, readonly string[]>> = Object.freeze({
   guest: Object.freeze(['products:list', 'products:read', 'bookings:list', 'bookings:read', 'bookings:create', 'orders:list', 'orders:read', 'orders:create']),
   staff: Object.freeze(
-    has(['products:', 'bookings:', 'orders:', 'service-charges:', 'subscriptions:', 'consents:', 'users:list', 'users:read', 'users:create', 'users:update']).filter((name) => name.split(':').length === 2),
+    has(['products:', 'bookings:', 'orders:', 'service-charges:', 'subscriptions:', 'consents:', 'users:list', 'users:read', 'users:create', 'users:update']).filter(
+      (name) => name.split(':').length === 2,
+    ),
   ),
   admin: Object.freeze([...all]),
 });

@@ -28,7 +28,11 @@ function step(name: string, path: string, authentication: Authentication, body: 
 const sixDigits = { type: 'string', pattern: '^[0-9]{6}$' };
 
 /** `POST /v1/auth/otp/start`. The destination's form depends on the channel: checked by the service. */
-const otpStartBody = closedObject({ tenant_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' }, channel: { type: 'string', enum: ['email', 'sms'] }, destination: { type: 'string' } }, ['tenant_id', 'channel', 'destination']);
+const otpStartBody = closedObject({ tenant_id: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' }, channel: { type: 'string', enum: ['email', 'sms'] }, destination: { type: 'string' } }, [
+  'tenant_id',
+  'channel',
+  'destination',
+]);
 /** `POST /v1/auth/otp/verify`. */
 const otpVerifyBody = closedObject({ challenge_id: { type: 'string', maxLength: 100 }, code: sixDigits }, ['challenge_id', 'code']);
 /** `POST /v1/auth/totp/verify`: a TOTP code or a recovery code. */
@@ -38,35 +42,111 @@ const totpCodeBody = closedObject({ code: sixDigits }, ['code']);
 
 /** End-user sign-in (CONTRACT.md part 2): one-time passwords, TOTP, and the second step of a sign-in. */
 export const signInActions: readonly ActionDef[] = [
-  step('otp-start', '/v1/auth/otp/start', 'public', otpStartBody,
-    operation('otp_start', 'Send a one-time sign-in code', 'The same answer whether or not the destination belongs to a user. 429 for a new code within 60 s, or past the daily cap (`daily_limit_reached`).',
+  step(
+    'otp-start',
+    '/v1/auth/otp/start',
+    'public',
+    otpStartBody,
+    operation(
+      'otp_start',
+      'Send a one-time sign-in code',
+      'The same answer whether or not the destination belongs to a user. 429 for a new code within 60 s, or past the daily cap (`daily_limit_reached`).',
       jsonBody(otpStartBody),
-      { 202: { description: 'A code is on its way if the destination belongs to an active user.', content: json({ challenge_id: { type: 'string' }, expires_in: { type: 'integer' } }, ['challenge_id', 'expires_in']) }, ...problems('400') }),
-    async (input, services) => ({ status: 202, body: await services.signIn.otp.start(input.context, checkedBody<OtpStartInput>(input)) })),
-  step('otp-verify', '/v1/auth/otp/verify', 'public', otpVerifyBody,
-    operation('otp_verify', 'Exchange a one-time code for a token', 'Users with TOTP get `{ mfa_required, mfa_token }` for `/v1/auth/totp/verify` instead. A wrong, expired, used or unknown code is a 400 `invalid_grant` (after 5 wrong codes the challenge is dead).',
+      {
+        202: {
+          description: 'A code is on its way if the destination belongs to an active user.',
+          content: json({ challenge_id: { type: 'string' }, expires_in: { type: 'integer' } }, ['challenge_id', 'expires_in']),
+        },
+        ...problems('400'),
+      },
+    ),
+    async (input, services) => ({ status: 202, body: await services.signIn.otp.start(input.context, checkedBody<OtpStartInput>(input)) }),
+  ),
+  step(
+    'otp-verify',
+    '/v1/auth/otp/verify',
+    'public',
+    otpVerifyBody,
+    operation(
+      'otp_verify',
+      'Exchange a one-time code for a token',
+      'Users with TOTP get `{ mfa_required, mfa_token }` for `/v1/auth/totp/verify` instead. A wrong, expired, used or unknown code is a 400 `invalid_grant` (after 5 wrong codes the challenge is dead).',
       jsonBody(otpVerifyBody),
-      { 200: { description: 'A user token (`amr: ["otp"]`), or the second-factor step.', content: { 'application/json': { schema: { oneOf: [{ type: 'object', properties: token }, { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } } }] } } } }, ...problems('400') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.otp.verify(input.context, checkedBody<OtpVerifyInput>(input)) })),
-  step('totp-verify', '/v1/auth/totp/verify', 'public', totpVerifyBody,
-    operation('totp_verify', 'Second factor: a TOTP or recovery code', 'With the `mfa_token` of `/v1/auth/otp/verify`. An accepted code is refused if used again.',
-      jsonBody(totpVerifyBody),
-      { 200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.verify(input.context, checkedBody<TotpVerifyInput>(input)) })),
-  step('totp-enroll', '/v1/auth/totp/enroll', 'user', undefined,
-    operation('totp_enroll', 'Start TOTP enrolment', 'A new secret (base32), its `otpauth://` URI and 10 single-use recovery codes, shown only here. TOTP is on once activated.', undefined,
-      { 200: { description: 'The secret.', content: json({ secret: { type: 'string' }, otpauth_uri: { type: 'string' }, recovery_codes: { type: 'array', items: { type: 'string' } } }, ['secret', 'otpauth_uri', 'recovery_codes']) }, ...problems('409') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.enroll(input.context) })),
-  step('totp-activate', '/v1/auth/totp/activate', 'user', totpCodeBody,
-    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', jsonBody(totpCodeBody),
-      { 204: { description: 'TOTP is on.' }, ...problems('400', '409') }),
-    async (input, services) => (await services.signIn.totp.activate(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 })),
-  step('totp-step-up', '/v1/auth/totp/step-up', 'user', totpCodeBody,
-    operation('totp_step_up', 'Step-up: add the second factor to a session', 'RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with `amr: ["otp","totp"]`, as administrative actions require.', jsonBody(totpCodeBody),
-      { 200: { description: 'A user token with `totp` in `amr`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400', '409') }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.stepUp(input.context, checkedBody<TotpCodeInput>(input)) })),
-  step('totp-disable', '/v1/auth/totp/disable', 'user', totpCodeBody,
-    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', jsonBody(totpCodeBody),
-      { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
-    async (input, services) => (await services.signIn.totp.disable(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 })),
+      {
+        200: {
+          description: 'A user token (`amr: ["otp"]`), or the second-factor step.',
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: [
+                  { type: 'object', properties: token },
+                  { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } } },
+                ],
+              },
+            },
+          },
+        },
+        ...problems('400'),
+      },
+    ),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.otp.verify(input.context, checkedBody<OtpVerifyInput>(input)) }),
+  ),
+  step(
+    'totp-verify',
+    '/v1/auth/totp/verify',
+    'public',
+    totpVerifyBody,
+    operation('totp_verify', 'Second factor: a TOTP or recovery code', 'With the `mfa_token` of `/v1/auth/otp/verify`. An accepted code is refused if used again.', jsonBody(totpVerifyBody), {
+      200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } },
+      ...problems('400'),
+    }),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.verify(input.context, checkedBody<TotpVerifyInput>(input)) }),
+  ),
+  step(
+    'totp-enroll',
+    '/v1/auth/totp/enroll',
+    'user',
+    undefined,
+    operation('totp_enroll', 'Start TOTP enrolment', 'A new secret (base32), its `otpauth://` URI and 10 single-use recovery codes, shown only here. TOTP is on once activated.', undefined, {
+      200: {
+        description: 'The secret.',
+        content: json({ secret: { type: 'string' }, otpauth_uri: { type: 'string' }, recovery_codes: { type: 'array', items: { type: 'string' } } }, ['secret', 'otpauth_uri', 'recovery_codes']),
+      },
+      ...problems('409'),
+    }),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.enroll(input.context) }),
+  ),
+  step(
+    'totp-activate',
+    '/v1/auth/totp/activate',
+    'user',
+    totpCodeBody,
+    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', jsonBody(totpCodeBody), {
+      204: { description: 'TOTP is on.' },
+      ...problems('400', '409'),
+    }),
+    async (input, services) => (await services.signIn.totp.activate(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 }),
+  ),
+  step(
+    'totp-step-up',
+    '/v1/auth/totp/step-up',
+    'user',
+    totpCodeBody,
+    operation(
+      'totp_step_up',
+      'Step-up: add the second factor to a session',
+      'RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with `amr: ["otp","totp"]`, as administrative actions require.',
+      jsonBody(totpCodeBody),
+      { 200: { description: 'A user token with `totp` in `amr`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400', '409') },
+    ),
+    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.stepUp(input.context, checkedBody<TotpCodeInput>(input)) }),
+  ),
+  step(
+    'totp-disable',
+    '/v1/auth/totp/disable',
+    'user',
+    totpCodeBody,
+    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', jsonBody(totpCodeBody), { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
+    async (input, services) => (await services.signIn.totp.disable(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 }),
+  ),
 ];

@@ -10,11 +10,22 @@ import { pathId } from '../http/path-id.js';
 import { eventNames } from '../webhooks/event-catalogue.js';
 import type { ActionDef, ActionInput } from './action.js';
 
-
 const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
 
 function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>, run: ActionDef['run']): ActionDef {
-  return { resource: 'webhooks', name, method, path, capability, rateLimitGroup: method === 'GET' ? 'reads' : 'writes', authentication: 'client', stepUp: method === 'POST', openapi: { ...openapi, tags: ['webhooks'] }, schemas: {}, run };
+  return {
+    resource: 'webhooks',
+    name,
+    method,
+    path,
+    capability,
+    rateLimitGroup: method === 'GET' ? 'reads' : 'writes',
+    authentication: 'client',
+    stepUp: method === 'POST',
+    openapi: { ...openapi, tags: ['webhooks'] },
+    schemas: {},
+    run,
+  };
 }
 
 const id = ref('parameters', 'id');
@@ -30,17 +41,29 @@ function deliveryIdOf(input: ActionInput): string {
 const attempt = {
   type: 'object',
   properties: {
-    _id: { type: 'string' }, delivery_id: { type: 'string' }, webhook_id: { type: 'string' }, attempt: { type: 'integer', description: '1 for the first attempt.' },
-    status_code: { type: ['integer', 'null'] }, error: { type: ['string', 'null'] }, started_at: { type: 'string', format: 'date-time' },
-    finished_at: { type: 'string', format: 'date-time' }, duration_ms: { type: 'integer' },
+    _id: { type: 'string' },
+    delivery_id: { type: 'string' },
+    webhook_id: { type: 'string' },
+    attempt: { type: 'integer', description: '1 for the first attempt.' },
+    status_code: { type: ['integer', 'null'] },
+    error: { type: ['string', 'null'] },
+    started_at: { type: 'string', format: 'date-time' },
+    finished_at: { type: 'string', format: 'date-time' },
+    duration_ms: { type: 'integer' },
   },
 };
 const delivery = {
   type: 'object',
   properties: {
-    _id: { type: 'string', description: 'Also the `webhook-id` header of every attempt.' }, event_id: { type: 'string' }, type: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] }, attempts: { type: 'integer' }, last_status_code: { type: ['integer', 'null'] },
-    last_error: { type: ['string', 'null'] }, next_attempt_at: { type: ['string', 'null'], format: 'date-time' }, created_at: { type: 'string', format: 'date-time' },
+    _id: { type: 'string', description: 'Also the `webhook-id` header of every attempt.' },
+    event_id: { type: 'string' },
+    type: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+    attempts: { type: 'integer' },
+    last_status_code: { type: ['integer', 'null'] },
+    last_error: { type: ['string', 'null'] },
+    next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
+    created_at: { type: 'string', format: 'date-time' },
   },
 };
 
@@ -53,13 +76,35 @@ function pageParameter(raw: unknown, field: string, fallback: number, max: numbe
 /** Webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
 export const webhookActions: readonly ActionDef[] = [
   {
-    resource: 'webhooks', name: 'receive', method: 'POST', path: '/v1/webhooks/:id/receive', capability: 'webhooks:receive', rateLimitGroup: 'public', authentication: 'public', stepUp: false, schemas: {},
+    resource: 'webhooks',
+    name: 'receive',
+    method: 'POST',
+    path: '/v1/webhooks/:id/receive',
+    capability: 'webhooks:receive',
+    rateLimitGroup: 'public',
+    authentication: 'public',
+    stepUp: false,
+    schemas: {},
     openapi: {
-      operationId: 'receive_webhook', summary: 'Receive an event from a sender (Standard Webhooks or Stripe)', tags: ['webhooks'], parameters: [id],
-      description: 'No token: the signature over the exact body is the authentication (`webhook-*` headers, or `Stripe-Signature`), 300 s tolerance. A duplicate of an accepted event answers 200 and has no second effect.',
+      operationId: 'receive_webhook',
+      summary: 'Receive an event from a sender (Standard Webhooks or Stripe)',
+      tags: ['webhooks'],
+      parameters: [id],
+      description:
+        'No token: the signature over the exact body is the authentication (`webhook-*` headers, or `Stripe-Signature`), 300 s tolerance. A duplicate of an accepted event answers 200 and has no second effect.',
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
       responses: {
-        200: { description: 'Accepted (or a duplicate of an accepted event).', content: { 'application/json': { schema: { type: 'object', properties: { received: { type: 'boolean' }, event_id: { type: 'string' }, outcome: { type: 'string', enum: ['applied', 'ignored', 'failed'] }, duplicate: { type: 'boolean' } } } } } },
+        200: {
+          description: 'Accepted (or a duplicate of an accepted event).',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { received: { type: 'boolean' }, event_id: { type: 'string' }, outcome: { type: 'string', enum: ['applied', 'ignored', 'failed'] }, duplicate: { type: 'boolean' } },
+              },
+            },
+          },
+        },
         ...problems('400', '401', '403', '404', '409', '422'),
       },
     },
@@ -67,48 +112,187 @@ export const webhookActions: readonly ActionDef[] = [
       return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
     },
   },
-  { ...declare('received', 'GET', '/v1/webhooks/:id/received', 'webhooks:read', {
-    operationId: 'list_received_webhook_events', summary: 'Events an incoming webhook accepted, newest first', parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
-    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { _id: { type: 'string' }, type: { type: 'string' }, received_at: { type: 'string', format: 'date-time' }, outcome: { type: 'string' }, detail: { type: ['string', 'null'] } } } }, total: { type: 'integer' } } } } } }, ...problems('404') },
-  }, async (input, services) => {
-    const page = await services.incoming.received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-  }), stepUp: false },
-  { ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
-    operationId: 'list_webhook_events', summary: 'The event names a webhook can subscribe to',
-    responses: { 200: { description: 'Every event name.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } } } },
-  }, async () => ({ status: 200, body: { items: eventNames, total: eventNames.length } })), stepUp: false },
-  declare('rotate-secret', 'POST', '/v1/webhooks/:id/rotate-secret', 'webhooks:rotate-secret', {
-    operationId: 'rotate_secret_webhooks', summary: 'Replace the signing secret', description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.', parameters: [id],
-    responses: { 200: { description: 'The new secret.', content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } } }, ...problems('404') },
-  }, async (input, services) => ({ status: 200, body: await services.webhooks.rotateSecret(input.context, idOf(input)) })),
-  { ...declare('deliveries', 'GET', '/v1/webhooks/:id/deliveries', 'webhooks:read', {
-    operationId: 'list_webhook_deliveries', summary: 'Deliveries of a webhook, newest first', description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.', parameters: [id, ...listParameters(webhookDeliveries)],
-    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
-  }, async (input, services) => {
-    const page = await services.webhooks.deliveries(input.context, idOf(input), input.query);
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-  }), stepUp: false },
-  { ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
-    operationId: 'list_webhook_delivery_attempts', summary: 'Attempts of a delivery, oldest first',
-    description: 'One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver\'s status and what went wrong. The full list query language applies; the default sort is `attempt`.',
-    parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
-    responses: { 200: { description: 'One page.', content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } } } } }, ...problems('400', '404') },
-  }, async (input, services) => {
-    const page = await services.webhooks.attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-  }), stepUp: false },
-  declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
-    operationId: 'retry_webhook_delivery', summary: 'Attempt a delivery again now', description: 'Audited as `retry` on the webhook, in the same transaction as the delivery\'s change.', parameters: [id, deliveryIdParameter],
-    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
-  }, async (input, services) => {
-    const deliveryId = deliveryIdOf(input);
-    await services.webhooks.retry(input.context, idOf(input), deliveryId);
-    return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
-  }),
-  declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
-    operationId: 'test_webhook', summary: 'Send a ping', description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.', parameters: [id],
-    responses: { 202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } }, ...problems('404') },
-  }, async (input, services) => ({ status: 202, body: { delivery_id: await services.webhooks.test(input.context, idOf(input)) } })),
+  {
+    ...declare(
+      'received',
+      'GET',
+      '/v1/webhooks/:id/received',
+      'webhooks:read',
+      {
+        operationId: 'list_received_webhook_events',
+        summary: 'Events an incoming webhook accepted, newest first',
+        parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
+        responses: {
+          200: {
+            description: 'One page.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        properties: {
+                          _id: { type: 'string' },
+                          type: { type: 'string' },
+                          received_at: { type: 'string', format: 'date-time' },
+                          outcome: { type: 'string' },
+                          detail: { type: ['string', 'null'] },
+                        },
+                      },
+                    },
+                    total: { type: 'integer' },
+                  },
+                },
+              },
+            },
+          },
+          ...problems('404'),
+        },
+      },
+      async (input, services) => {
+        const page = await services.incoming.received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
+        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+      },
+    ),
+    stepUp: false,
+  },
+  {
+    ...declare(
+      'events',
+      'GET',
+      '/v1/webhooks/events',
+      'webhooks:list',
+      {
+        operationId: 'list_webhook_events',
+        summary: 'The event names a webhook can subscribe to',
+        responses: {
+          200: {
+            description: 'Every event name.',
+            content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } },
+          },
+        },
+      },
+      async () => ({ status: 200, body: { items: eventNames, total: eventNames.length } }),
+    ),
+    stepUp: false,
+  },
+  declare(
+    'rotate-secret',
+    'POST',
+    '/v1/webhooks/:id/rotate-secret',
+    'webhooks:rotate-secret',
+    {
+      operationId: 'rotate_secret_webhooks',
+      summary: 'Replace the signing secret',
+      description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.',
+      parameters: [id],
+      responses: {
+        200: {
+          description: 'The new secret.',
+          content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } },
+        },
+        ...problems('404'),
+      },
+    },
+    async (input, services) => ({ status: 200, body: await services.webhooks.rotateSecret(input.context, idOf(input)) }),
+  ),
+  {
+    ...declare(
+      'deliveries',
+      'GET',
+      '/v1/webhooks/:id/deliveries',
+      'webhooks:read',
+      {
+        operationId: 'list_webhook_deliveries',
+        summary: 'Deliveries of a webhook, newest first',
+        description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.',
+        parameters: [id, ...listParameters(webhookDeliveries)],
+        responses: {
+          200: {
+            description: 'One page.',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
+              },
+            },
+          },
+          ...problems('400', '404'),
+        },
+      },
+      async (input, services) => {
+        const page = await services.webhooks.deliveries(input.context, idOf(input), input.query);
+        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+      },
+    ),
+    stepUp: false,
+  },
+  {
+    ...declare(
+      'attempts',
+      'GET',
+      '/v1/webhooks/:id/deliveries/:delivery_id/attempts',
+      'webhooks:read',
+      {
+        operationId: 'list_webhook_delivery_attempts',
+        summary: 'Attempts of a delivery, oldest first',
+        description:
+          "One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver's status and what went wrong. The full list query language applies; the default sort is `attempt`.",
+        parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
+        responses: {
+          200: {
+            description: 'One page.',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
+              },
+            },
+          },
+          ...problems('400', '404'),
+        },
+      },
+      async (input, services) => {
+        const page = await services.webhooks.attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
+        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+      },
+    ),
+    stepUp: false,
+  },
+  declare(
+    'retry',
+    'POST',
+    '/v1/webhooks/:id/deliveries/:delivery_id/retry',
+    'webhooks:retry',
+    {
+      operationId: 'retry_webhook_delivery',
+      summary: 'Attempt a delivery again now',
+      description: "Audited as `retry` on the webhook, in the same transaction as the delivery's change.",
+      parameters: [id, deliveryIdParameter],
+      responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
+    },
+    async (input, services) => {
+      const deliveryId = deliveryIdOf(input);
+      await services.webhooks.retry(input.context, idOf(input), deliveryId);
+      return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
+    },
+  ),
+  declare(
+    'test',
+    'POST',
+    '/v1/webhooks/:id/test',
+    'webhooks:test',
+    {
+      operationId: 'test_webhook',
+      summary: 'Send a ping',
+      description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.',
+      parameters: [id],
+      responses: {
+        202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } },
+        ...problems('404'),
+      },
+    },
+    async (input, services) => ({ status: 202, body: { delivery_id: await services.webhooks.test(input.context, idOf(input)) } }),
+  ),
 ];
-

@@ -16,7 +16,6 @@ const products = getResource('products');
 /** Most slots one request may ask for (CONTRACT.md part 3): a year of days, a month of hours. */
 export const maxSlots: Readonly<Record<Granularity, number>> = Object.freeze({ day: 366, hour: 744 });
 
-
 export interface AvailabilitySlot {
   readonly start: string;
   readonly end: string;

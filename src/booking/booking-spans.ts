@@ -21,7 +21,11 @@ export const maxBookingMs = 366 * 24 * 60 * 60 * 1000;
 export async function lookbacks(db: Db, productIds: readonly string[]): Promise<Map<string, number>> {
   const found = new Map<string, number>();
   if (productIds.length === 0) return found;
-  const rows = await db.selectFrom('product_booking_spans').select(['product_id', 'longest_ms']).where('product_id', 'in', [...productIds]).execute();
+  const rows = await db
+    .selectFrom('product_booking_spans')
+    .select(['product_id', 'longest_ms'])
+    .where('product_id', 'in', [...productIds])
+    .execute();
   for (const row of rows) found.set(String(row.product_id), Number(row.longest_ms));
   return new Map(productIds.map((id) => [id, found.get(id) ?? maxBookingMs]));
 }

@@ -61,7 +61,15 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
  */
 async function readableIds(unit: UnitOfWork, holdings: readonly Holding[]): Promise<string[]> {
   if (holdings.length === 0) return [];
-  const rows = await unit.scoped(bookings).select('_id').where('_id', 'in', holdings.map((h) => h.id)).execute();
+  const rows = await unit
+    .scoped(bookings)
+    .select('_id')
+    .where(
+      '_id',
+      'in',
+      holdings.map((h) => h.id),
+    )
+    .execute();
   const readable = new Set(rows.map((row) => String(row._id)));
   return holdings
     .filter((h) => readable.has(h.id))

@@ -34,9 +34,12 @@ function withFileSecrets(env: NodeJS.ProcessEnv, readFile: (path: string) => str
  * Validates the environment once; a bad value fails the boot with a message naming the
  * variable. `overrides` lets tests and the CLI set values without touching `process.env`.
  */
-export function loadConfig(env: NodeJS.ProcessEnv, readFile: (path: string) => string = () => {
-  throw new Error('file secrets are not available here');
-}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string = () => {
+    throw new Error('file secrets are not available here');
+  },
+): Config {
   const source = withFileSecrets(env, readFile);
   const values = {} as Record<string, unknown>;
   for (const [key, entry] of Object.entries(settings)) {

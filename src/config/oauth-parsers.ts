@@ -78,7 +78,8 @@ export function oauthProviders(name: string) {
       if (seen.has(item.id)) throw new Error(`${name}: the id "${item.id}" is used twice`);
       seen.add(item.id);
       if (typeof item.client_id !== 'string' || item.client_id === '') throw new Error(`${name}[${index}].client_id must be a non-empty string`);
-      if (typeof item.client_secret !== 'string' || item.client_secret === '') throw new Error(`${name}[${index}].client_secret must be a non-empty string (use OAUTH_PROVIDERS_FILE to keep it out of the environment)`);
+      if (typeof item.client_secret !== 'string' || item.client_secret === '')
+        throw new Error(`${name}[${index}].client_secret must be a non-empty string (use OAUTH_PROVIDERS_FILE to keep it out of the environment)`);
       return Object.freeze({ id: item.id, issuer: issuerOf(name, index, item.issuer, allowHttp), clientId: item.client_id, clientSecret: item.client_secret });
     });
     return Object.freeze(providers);
@@ -92,7 +93,10 @@ export function oauthProviders(name: string) {
  */
 export function oauthRedirectUris(name: string) {
   return (raw: string | undefined, env: NodeJS.ProcessEnv): readonly string[] => {
-    const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const list = (raw ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const uri of list) {
       let url: URL;
       try {

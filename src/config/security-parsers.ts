@@ -5,7 +5,10 @@
 import { parseCidr } from '../lib/ip-allowlist.js';
 
 function items(raw: string): string[] {
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Comma-separated CIDRs; unset gives `fallback`, an empty value gives none. */

@@ -18,7 +18,10 @@ export interface LockHolder {
 export class DataDirInUseError extends Error {
   readonly code = 'data_dir_in_use';
 
-  constructor(readonly dataDir: string, readonly holder: LockHolder) {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: LockHolder,
+  ) {
     super(`${dataDir} is in use by ${holder.purpose} (pid ${holder.pid} on ${holder.host}, since ${holder.since}); stop it first`);
   }
 }

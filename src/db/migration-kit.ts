@@ -40,7 +40,11 @@ export async function createFrozenTable(db: Db, dialect: SqlDialect, spec: Froze
 
 /** Adds columns to an existing table (nullable: existing rows read them as unset). */
 export async function addColumns(db: Db, dialect: SqlDialect, table: string, columns: readonly FrozenColumn[]): Promise<void> {
-  for (const [name, type] of columns) await db.schema.alterTable(table).addColumn(name, sql.raw(dialect.columnType(type))).execute();
+  for (const [name, type] of columns)
+    await db.schema
+      .alterTable(table)
+      .addColumn(name, sql.raw(dialect.columnType(type)))
+      .execute();
 }
 
 /** Name of the `(tenant_id, column)` index of a table. */

@@ -84,7 +84,11 @@ export const postgresDialect: SqlDialect = {
   introspectedType: (type) => introspectedTypes[type],
   async listIndexes(db, table) {
     // Constraint-backed indexes (primary key, unique path) are part of the table, not the drift check.
-    const { rows } = await sql<{ name: string }>`select i.relname as name from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid where t.relname = ${table} and t.relnamespace = 'public'::regnamespace and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)`.execute(db);
+    const { rows } = await sql<{
+      name: string;
+    }>`select i.relname as name from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid where t.relname = ${table} and t.relnamespace = 'public'::regnamespace and not exists (select 1 from pg_constraint c where c.conindid = x.indexrelid)`.execute(
+      db,
+    );
     return rows.map((row) => row.name);
   },
   toDb(type, value) {
@@ -124,14 +128,18 @@ export const postgresDialect: SqlDialect = {
     return rows[0]?.locked === true;
   },
   async protectAppendOnly(db, table) {
-    await sql.raw(`
+    await sql
+      .raw(
+        `
       create or replace function ${table}_append_only() returns trigger language plpgsql as $$
       begin
         if tg_op = 'DELETE' and current_setting('booking.purge_gate', true) = 'open' then
           return old;
         end if;
         raise exception '${table} is append-only' using errcode = 'insufficient_privilege';
-      end $$`).execute(db);
+      end $$`,
+      )
+      .execute(db);
     await sql.raw(`drop trigger if exists ${table}_append_only on ${table}`).execute(db);
     await sql.raw(`create trigger ${table}_append_only before update or delete on ${table} for each row execute function ${table}_append_only()`).execute(db);
   },
@@ -255,7 +263,7 @@ export function openPostgres(options: PostgresOptions): Database {
       if (!pooled) return [];
       const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db);
       return rows[0]?.statement_timeout === '0'
-        ? ['statements outside a transaction run without a time limit through the pooler: set one for the role (alter role … set statement_timeout = \'5s\')']
+        ? ["statements outside a transaction run without a time limit through the pooler: set one for the role (alter role … set statement_timeout = '5s')"]
         : [];
     },
     async close() {

@@ -23,7 +23,10 @@ export async function schemaDrift(database: Database, registry: readonly Resourc
     for (const [name, type] of expected.columns) {
       const found = actual.get(name);
       if (found === undefined) problems.push(`resource ${resource.name}: field ${name} (${type}) has no column ${expected.table}.${name}; add a migration (addColumns) for it`);
-      else if (found !== dialect.introspectedType(type)) problems.push(`resource ${resource.name}: column ${expected.table}.${name} is ${found} but the registry declares ${type} (${dialect.introspectedType(type)}); add a migration that converts it`);
+      else if (found !== dialect.introspectedType(type))
+        problems.push(
+          `resource ${resource.name}: column ${expected.table}.${name} is ${found} but the registry declares ${type} (${dialect.introspectedType(type)}); add a migration that converts it`,
+        );
     }
     for (const name of actual.keys()) {
       if (!expected.columns.has(name)) problems.push(`resource ${resource.name}: column ${expected.table}.${name} is not in the registry; declare the field or add a migration that drops the column`);

@@ -68,7 +68,11 @@ export const sqliteDialect: SqlDialect = {
     // no other transaction ever sees it open.
     await sql`create table if not exists append_only_gate (open integer not null)`.execute(db);
     await sql.raw(`create trigger if not exists ${table}_no_update before update on ${table} begin select raise(abort, '${table} is append-only'); end`).execute(db);
-    await sql.raw(`create trigger if not exists ${table}_no_delete before delete on ${table} when not exists (select 1 from append_only_gate where open = 1) begin select raise(abort, '${table} is append-only'); end`).execute(db);
+    await sql
+      .raw(
+        `create trigger if not exists ${table}_no_delete before delete on ${table} when not exists (select 1 from append_only_gate where open = 1) begin select raise(abort, '${table} is append-only'); end`,
+      )
+      .execute(db);
   },
   // One process per file in production; the CLI's changes reach a server by cache TTL.
   notify: async () => undefined,

@@ -13,9 +13,7 @@ export function writeFieldCapability(resource: ResourceDef, field: string): stri
 }
 
 /** Names of the resource's sensitive fields. */
-export const sensitiveFields: (resource: ResourceDef) => readonly string[] = memoizeWeak((resource) =>
-  Object.freeze(resource.fieldNames.filter((name) => resource.fields[name]?.sensitive === true)),
-);
+export const sensitiveFields: (resource: ResourceDef) => readonly string[] = memoizeWeak((resource) => Object.freeze(resource.fieldNames.filter((name) => resource.fields[name]?.sensitive === true)));
 
 /** Whoever a record is shown to: the capabilities that decide which sensitive fields it sees (a `Principal` is one). */
 export interface FieldReader {
@@ -48,10 +46,12 @@ export function hiddenFields(resource: ResourceDef, reader: FieldReader): readon
 
 /** Fields of each resource holding another resource's values (`FieldDef.valuesOf`), e.g. an audit entry's `old_values`/`new_values`. */
 const valueFields = memoizeWeak((resource: ResourceDef) =>
-  Object.freeze(resource.fieldNames.flatMap((name) => {
-    const namedBy = resource.fields[name]?.valuesOf;
-    return namedBy === undefined ? [] : [{ name, namedBy }];
-  })),
+  Object.freeze(
+    resource.fieldNames.flatMap((name) => {
+      const namedBy = resource.fields[name]?.valuesOf;
+      return namedBy === undefined ? [] : [{ name, namedBy }];
+    }),
+  ),
 );
 
 /**

@@ -113,7 +113,10 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
  * The pre-authentication limit of protected routes ({@link UnauthenticatedLimit}), sharing
  * the route limits' Redis when there is one; `undefined` when rate limits are off.
  */
-export function unauthenticatedLimit(config: Config, options: { redis?: Redis; onRefused?: (group: RateLimitName) => void; onStoreError?: (error: Error) => void } = {}): UnauthenticatedLimit | undefined {
+export function unauthenticatedLimit(
+  config: Config,
+  options: { redis?: Redis; onRefused?: (group: RateLimitName) => void; onStoreError?: (error: Error) => void } = {},
+): UnauthenticatedLimit | undefined {
   if (!config.rateLimitEnabled) return undefined;
   const policy = rateLimitPolicies(config).unauthenticated;
   return new UnauthenticatedLimit({

@@ -53,7 +53,21 @@ export async function installSecurityHeaders(app: FastifyInstance, config: Confi
       origin: [...config.corsOrigins],
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'DPoP', 'Content-Type', 'If-Match', 'X-Tenant-Id'],
-      exposedHeaders: ['ETag', 'Location', 'Link', 'X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'DPoP-Nonce', 'WWW-Authenticate', 'X-Request-Id'],
+      exposedHeaders: [
+        'ETag',
+        'Location',
+        'Link',
+        'X-Total-Count',
+        'X-Page',
+        'X-Per-Page',
+        'X-Total-Pages',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+        'DPoP-Nonce',
+        'WWW-Authenticate',
+        'X-Request-Id',
+      ],
       maxAge: 600,
     });
   }

@@ -95,11 +95,16 @@ export class UnauthenticatedLimit implements AuthenticationGate {
 
   #call(method: 'read' | 'incr', address: string): Promise<StoreState | null> {
     return new Promise((resolve) => {
-      this.#store[method](address, (error, state) => {
-        // Like the route limits (skipOnError): a counter outage must not take the API down.
-        if (error) this.#options.onStoreError?.(error);
-        resolve(error ? null : state);
-      }, this.#windowMs, this.#options.limit);
+      this.#store[method](
+        address,
+        (error, state) => {
+          // Like the route limits (skipOnError): a counter outage must not take the API down.
+          if (error) this.#options.onStoreError?.(error);
+          resolve(error ? null : state);
+        },
+        this.#windowMs,
+        this.#options.limit,
+      );
     });
   }
 }

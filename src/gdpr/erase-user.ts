@@ -87,7 +87,20 @@ export async function eraseUser(service: ResourceService, context: RequestContex
     if (current.status !== 'disabled') changes.status = 'disabled';
     if (current.erased_at === null || current.erased_at === undefined) changes.erased_at = erasedAt;
     if (Object.keys(changes).length > 0) {
-      await unit.update(users, user, String(user.etag), changes, { action: 'erase', event: 'users.erased', audit: { old: null, new: { erased_at: erasedAt, erased_fields: Object.keys(changes).filter((k) => k !== 'status' && k !== 'erased_at').sort(), records } } });
+      await unit.update(users, user, String(user.etag), changes, {
+        action: 'erase',
+        event: 'users.erased',
+        audit: {
+          old: null,
+          new: {
+            erased_at: erasedAt,
+            erased_fields: Object.keys(changes)
+              .filter((k) => k !== 'status' && k !== 'erased_at')
+              .sort(),
+            records,
+          },
+        },
+      });
       // The erased user's tokens stop working on every instance.
       await unit.invalidate('user', userId);
     }

@@ -21,7 +21,9 @@ export interface RetentionSettings {
   readonly tenantContactDays: number;
 }
 
-export function retentionSettingsFromConfig(config: Pick<Config, 'auditRetentionDays' | 'auditRetentionDataDays' | 'auditRetentionSecurityDays' | 'webhookReceivedRetentionDays' | 'tenantContactRetentionDays'>): RetentionSettings {
+export function retentionSettingsFromConfig(
+  config: Pick<Config, 'auditRetentionDays' | 'auditRetentionDataDays' | 'auditRetentionSecurityDays' | 'webhookReceivedRetentionDays' | 'tenantContactRetentionDays'>,
+): RetentionSettings {
   return { audit: retentionFromConfig(config), receivedWebhookDays: config.webhookReceivedRetentionDays, tenantContactDays: config.tenantContactRetentionDays };
 }
 

@@ -56,7 +56,13 @@ interface Policy {
 }
 
 function policyOf(row: Row): Policy {
-  return { id: String(row._id), tenantId: (row.tenant_id as string | null) ?? null, category: String(row.category), days: Number(row.retention_days), action: row.action === 'anonymize' ? 'anonymize' : 'delete' };
+  return {
+    id: String(row._id),
+    tenantId: (row.tenant_id as string | null) ?? null,
+    category: String(row.category),
+    days: Number(row.retention_days),
+    action: row.action === 'anonymize' ? 'anonymize' : 'delete',
+  };
 }
 
 /** The unscoped-but-confined principal a policy acts as: the system actor, scoped to the policy's node. */
@@ -84,10 +90,22 @@ function candidates(queries: ScopedQueries, policy: Policy, now: number): { reso
   if (policy.action === 'delete') {
     // Cascade deny still holds: a record others reference stays until they are gone.
     for (const { resource: child, field } of childRelations(resource.name)) {
-      select = select.where(({ not, exists }) => not(exists(queries.asSystem().scoped(child, { includeDeleted: true }).select(sql<number>`1`.as('one')).where(sql.ref(`${child.table}.${field}`), '=', sql.ref('r._id')))));
+      select = select.where(({ not, exists }) =>
+        not(
+          exists(
+            queries
+              .asSystem()
+              .scoped(child, { includeDeleted: true })
+              .select(sql<number>`1`.as('one'))
+              .where(sql.ref(`${child.table}.${field}`), '=', sql.ref('r._id')),
+          ),
+        ),
+      );
     }
   } else {
-    select = select.where((eb) => eb.or(personalColumns(resource).map(({ name, redact }) => (redact ? eb.and([eb(`r.${name}`, 'is not', null), eb(`r.${name}`, '!=', redactedValue)]) : eb(`r.${name}`, 'is not', null)))));
+    select = select.where((eb) =>
+      eb.or(personalColumns(resource).map(({ name, redact }) => (redact ? eb.and([eb(`r.${name}`, 'is not', null), eb(`r.${name}`, '!=', redactedValue)]) : eb(`r.${name}`, 'is not', null)))),
+    );
   }
   return { resource, select };
 }
@@ -106,7 +124,10 @@ function heldCondition(queries: ScopedQueries, resource: ResourceDef, now: numbe
   return (eb: ExpressionBuilder<Tables, string>) => {
     const pairs = (h: ExpressionBuilder<Tables, string>) => {
       if (resource === auditLogs) {
-        return h.or([h.and([h('h.resource', '=', h.ref('r.resource')), h('h.record_id', '=', h.ref('r.record_id'))]), h.and([h('h.resource', '=', 'audit-logs'), h('h.record_id', '=', h.ref('r._id'))])]);
+        return h.or([
+          h.and([h('h.resource', '=', h.ref('r.resource')), h('h.record_id', '=', h.ref('r.record_id'))]),
+          h.and([h('h.resource', '=', 'audit-logs'), h('h.record_id', '=', h.ref('r._id'))]),
+        ]);
       }
       const userRefs = resource.fieldNames.filter((name) => resource.fields[name]?.references === 'users');
       return h.or([
@@ -114,7 +135,14 @@ function heldCondition(queries: ScopedQueries, resource: ResourceDef, now: numbe
         ...userRefs.map((name) => h.and([h('h.resource', '=', 'users'), h('h.record_id', '=', h.ref(`r.${name}`))])),
       ]);
     };
-    return eb.exists(queries.asSystem().scoped(legalHolds, { as: 'h' }).select(sql<number>`1`.as('one')).where(activeAt(queries, now, 'h')).where(pairs));
+    return eb.exists(
+      queries
+        .asSystem()
+        .scoped(legalHolds, { as: 'h' })
+        .select(sql<number>`1`.as('one'))
+        .where(activeAt(queries, now, 'h'))
+        .where(pairs),
+    );
   };
 }
 
@@ -123,9 +151,7 @@ async function countPolicy(db: Db, dialect: SqlDialect, policy: Policy, now: num
   const scoped = new ScopedQueries(db, dialect, await policyPrincipal(new ScopedQueries(db, dialect, asSystem()), policy));
   const { resource, select } = candidates(scoped, policy, now);
   const held = heldCondition(scoped, resource, now);
-  const row = await select
-    .select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(eb.case().when(held(eb)).then(1).else(0).end()).as('held')])
-    .executeTakeFirst();
+  const row = await select.select((eb) => [eb.fn.countAll<number>().as('total'), eb.fn.sum<number>(eb.case().when(held(eb)).then(1).else(0).end()).as('held')]).executeTakeFirst();
   const total = Number(row?.total ?? 0);
   const heldCount = Number(row?.held ?? 0);
   return { due: total - heldCount, held: heldCount };
@@ -185,7 +211,12 @@ export async function applyRetentionPolicies(database: Database, clock: Clock, o
 
 async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSize: number): Promise<number> {
   const { resource, select } = candidates(unit, policy, now);
-  const due = (await select.selectAll('r').where((eb) => eb.not(heldCondition(unit, resource, now)(eb))).orderBy('r._id').limit(batchSize).execute()) as Row[];
+  const due = (await select
+    .selectAll('r')
+    .where((eb) => eb.not(heldCondition(unit, resource, now)(eb)))
+    .orderBy('r._id')
+    .limit(batchSize)
+    .execute()) as Row[];
   if (due.length === 0) return 0;
   const ids = due.map((row) => String(row._id));
   if (policy.action === 'delete') {
@@ -193,12 +224,19 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
   } else {
     for (const row of due) {
       const changes = erasureChanges(resource, rowToRecord(resource, unit.dialect, row));
-      if (Object.keys(changes).length > 0) await unit.update(resource, row, String(row.etag), changes, { action: 'anonymize', audit: { old: null, new: { erased_fields: Object.keys(changes).sort(), policy: policy.id } } });
+      if (Object.keys(changes).length > 0)
+        await unit.update(resource, row, String(row.etag), changes, { action: 'anonymize', audit: { old: null, new: { erased_fields: Object.keys(changes).sort(), policy: policy.id } } });
     }
     await rewriteOutboxData(unit.trx, unit.dialect, resource.name, ids, (data) => ({ ...data, ...erasureChanges(resource, data) }));
   }
   // A user is its own data subject; other records without a user are `<resource>/<id>`.
-  if (resource !== auditLogs) await destroySubjectKeys(unit.trx, unit.dialect, ids.map((id) => (resource.name === 'users' ? id : `${resource.name}/${id}`)), now);
+  if (resource !== auditLogs)
+    await destroySubjectKeys(
+      unit.trx,
+      unit.dialect,
+      ids.map((id) => (resource.name === 'users' ? id : `${resource.name}/${id}`)),
+      now,
+    );
   await unit.audit({
     category: resource === auditLogs ? 'security' : 'data',
     action: policy.action === 'delete' ? 'retention_purged' : 'retention_anonymized',
@@ -210,4 +248,3 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
   });
   return ids.length;
 }
-

@@ -30,20 +30,26 @@ function recordsOf(queries: ScopedQueries, resource: ResourceDef, field: string,
 
 /** Audit entries about the user and about every record that references the user. */
 function auditOf(queries: ScopedQueries, relations: readonly { resource: ResourceDef; field: string }[], userId: string) {
-  return keyset(async (after) =>
-    (await queries
-      .scoped(auditLogs, { as: 'a' })
-      .selectAll('a')
-      .where('a._id', '>', after)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('a.resource', '=', users.name), eb('a.record_id', '=', userId)]),
-          ...relations.map(({ resource, field }) => eb.and([eb('a.resource', '=', resource.name), eb('a.record_id', 'in', queries.scoped(resource, { includeDeleted: true }).select(`${resource.table}._id`).where(`${resource.table}.${field}`, '=', userId))])),
-        ]),
-      )
-      .orderBy('a._id')
-      .limit(batchSize)
-      .execute()) as Row[],
+  return keyset(
+    async (after) =>
+      (await queries
+        .scoped(auditLogs, { as: 'a' })
+        .selectAll('a')
+        .where('a._id', '>', after)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('a.resource', '=', users.name), eb('a.record_id', '=', userId)]),
+            ...relations.map(({ resource, field }) =>
+              eb.and([
+                eb('a.resource', '=', resource.name),
+                eb('a.record_id', 'in', queries.scoped(resource, { includeDeleted: true }).select(`${resource.table}._id`).where(`${resource.table}.${field}`, '=', userId)),
+              ]),
+            ),
+          ]),
+        )
+        .orderBy('a._id')
+        .limit(batchSize)
+        .execute()) as Row[],
   );
 }
 
@@ -88,7 +94,12 @@ export async function subjectExport(service: ResourceService, context: RequestCo
 /** Array members in chunks of 100 records: small strings stay in V8's young generation. */
 function* present(records: readonly Record<string, unknown>[], first: boolean): Generator<string> {
   for (let start = 0; start < records.length; start += 100) {
-    yield (first && start === 0 ? '' : ',') + records.slice(start, start + 100).map((r) => JSON.stringify(r)).join(',');
+    yield (
+      (first && start === 0 ? '' : ',') +
+      records
+        .slice(start, start + 100)
+        .map((r) => JSON.stringify(r))
+        .join(',')
+    );
   }
 }
-

@@ -40,11 +40,19 @@ export async function clearDeletedTenantContacts(database: Database, clock: Cloc
         .execute()) as Row[];
       for (const row of rows) {
         const changes = erasureChanges(tenants, rowToRecord(tenants, unit.dialect, row));
-        await unit.update(tenants, row, String(row.etag), changes, { action: 'anonymize', audit: { old: null, new: { erased_fields: Object.keys(changes).sort(), rule: 'TENANT_CONTACT_RETENTION_DAYS' } } });
+        await unit.update(tenants, row, String(row.etag), changes, {
+          action: 'anonymize',
+          audit: { old: null, new: { erased_fields: Object.keys(changes).sort(), rule: 'TENANT_CONTACT_RETENTION_DAYS' } },
+        });
       }
       const ids = rows.map((row) => String(row._id));
       await rewriteOutboxData(unit.trx, unit.dialect, tenants.name, ids, (data) => ({ ...data, ...erasureChanges(tenants, data) }));
-      await destroySubjectKeys(unit.trx, unit.dialect, ids.map((id) => `${tenants.name}/${id}`), now);
+      await destroySubjectKeys(
+        unit.trx,
+        unit.dialect,
+        ids.map((id) => `${tenants.name}/${id}`),
+        now,
+      );
       return rows.length;
     });
     total += done;

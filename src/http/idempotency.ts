@@ -21,9 +21,7 @@ export interface StoredAnswer {
 }
 
 /** What a request carrying an `Idempotency-Key` should do. */
-export type Claim =
-  | { readonly kind: 'run'; complete(answer: StoredAnswer): Promise<void>; release(): Promise<void> }
-  | { readonly kind: 'replay'; readonly answer: StoredAnswer };
+export type Claim = { readonly kind: 'run'; complete(answer: StoredAnswer): Promise<void>; release(): Promise<void> } | { readonly kind: 'replay'; readonly answer: StoredAnswer };
 
 /**
  * Idempotency keys for POST requests, stored in the database so every instance sees them.
@@ -48,7 +46,9 @@ export class IdempotencyKeys {
   async claim(scope: string, key: string, body: unknown): Promise<Claim> {
     const now = this.clock.now();
     if (!validKey.test(key)) throw validationError([{ field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
-    const fingerprint = createHash('sha256').update(canonicalJson(body ?? null)).digest('base64url');
+    const fingerprint = createHash('sha256')
+      .update(canonicalJson(body ?? null))
+      .digest('base64url');
     const { db, dialect } = this.database;
     const fresh = { scope, key, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: now + leaseMs };
     const inserted = await db
@@ -61,7 +61,8 @@ export class IdempotencyKeys {
     // Expired and removed between the two statements: the caller may simply retry.
     if (!row) throw new ApiError('idempotency_key_in_use', 'Retry the request');
     if (row.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was first used with a different body; use a new key for a new request');
-    if (row.state !== 'done') throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still running; retry once it has finished', { headers: { 'retry-after': '1' } });
+    if (row.state !== 'done')
+      throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still running; retry once it has finished', { headers: { 'retry-after': '1' } });
     return {
       kind: 'replay',
       answer: { status: Number(row.status), headers: dialect.fromDb('object', row.headers) as Record<string, string>, body: dialect.fromDb('object', row.body) },
@@ -90,7 +91,13 @@ export class IdempotencyKeys {
         } catch (error) {
           // The change committed but its answer could not be stored: keep the key reserved
           // for the whole window (repeats get 409), so a retry can never repeat the change.
-          await db.updateTable('idempotency_keys').set({ expires_at: done + replayWindowMs }).where('scope', '=', scope).where('key', '=', key).execute().catch(() => undefined);
+          await db
+            .updateTable('idempotency_keys')
+            .set({ expires_at: done + replayWindowMs })
+            .where('scope', '=', scope)
+            .where('key', '=', key)
+            .execute()
+            .catch(() => undefined);
           throw error;
         }
       },

@@ -55,7 +55,10 @@ export class MetricsAccess {
     const header = request.headers.authorization;
     if (header !== undefined) {
       if (!this.#tokenMatches(header)) {
-        throw new ApiError('invalid_token', 'The metrics token is not valid', { headers: { 'www-authenticate': `${challenge}, error="invalid_token"` }, privateReason: `metrics token mismatch from ${request.ip}` });
+        throw new ApiError('invalid_token', 'The metrics token is not valid', {
+          headers: { 'www-authenticate': `${challenge}, error="invalid_token"` },
+          privateReason: `metrics token mismatch from ${request.ip}`,
+        });
       }
       return;
     }

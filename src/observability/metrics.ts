@@ -43,14 +43,37 @@ export class Metrics {
     this.#tokensIssued = new Counter({ name: 'tokens_issued_total', help: 'Access tokens issued by the token endpoint.', registers });
     this.#tokensRefused = new Counter({ name: 'tokens_refused_total', help: 'Token requests refused, by OAuth error code.', labelNames: ['reason'], registers });
     this.#rateLimitRefusals = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit, by endpoint group.', labelNames: ['group'], registers });
-    this.#signatureChecks = new Counter({ name: 'access_token_signature_checks_total', help: 'Access-token signature verifications performed (tokens not served from the verified cache), by result.', labelNames: ['result'], registers });
+    this.#signatureChecks = new Counter({
+      name: 'access_token_signature_checks_total',
+      help: 'Access-token signature verifications performed (tokens not served from the verified cache), by result.',
+      labelNames: ['result'],
+      registers,
+    });
     this.#cachedRefusals = new Counter({ name: 'access_token_cached_refusals_total', help: 'Access tokens refused again from the refused-token cache, without a signature verification.', registers });
-    this.#otpMessages = new Counter({ name: 'otp_messages_total', help: 'Sign-in one-time passwords, by channel and outcome (sent, failed, refused_daily_limit, no_user).', labelNames: ['channel', 'outcome'], registers });
-    this.#otpDailyUsed = new Gauge({ name: 'otp_daily_cap_used', help: 'Share (0-1) of the deployment-wide daily one-time-password cap used today, by channel, as last seen by this instance.', labelNames: ['channel'], registers });
-    this.#webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, disabled).', labelNames: ['outcome'], registers });
+    this.#otpMessages = new Counter({
+      name: 'otp_messages_total',
+      help: 'Sign-in one-time passwords, by channel and outcome (sent, failed, refused_daily_limit, no_user).',
+      labelNames: ['channel', 'outcome'],
+      registers,
+    });
+    this.#otpDailyUsed = new Gauge({
+      name: 'otp_daily_cap_used',
+      help: 'Share (0-1) of the deployment-wide daily one-time-password cap used today, by channel, as last seen by this instance.',
+      labelNames: ['channel'],
+      registers,
+    });
+    this.#webhookDeliveries = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, disabled).',
+      labelNames: ['outcome'],
+      registers,
+    });
     if (options.tokenSigner !== undefined) {
       // An info metric: a fallback to the slower signer is visible on every dashboard.
-      new Gauge({ name: 'access_token_signer_info', help: 'What signs access tokens: libcrypto (the system OpenSSL) or node (node:crypto, the fallback).', labelNames: ['signer'], registers }).set({ signer: options.tokenSigner }, 1);
+      new Gauge({ name: 'access_token_signer_info', help: 'What signs access tokens: libcrypto (the system OpenSSL) or node (node:crypto, the fallback).', labelNames: ['signer'], registers }).set(
+        { signer: options.tokenSigner },
+        1,
+      );
     }
     // Pool numbers first: they are read synchronously, before the queue gauges' query takes a connection.
     if (options.poolStats) this.#poolGauges(options.poolStats);
@@ -130,8 +153,22 @@ export class Metrics {
     let last: Promise<{ depth: number; oldestAgeMs: number }> | undefined;
     // One query per scrape for both gauges.
     const read = () => (last ??= queue().finally(() => setTimeout(() => (last = undefined), 100)));
-    new Gauge({ name: 'webhook_queue_depth', help: 'Webhook deliveries waiting to be sent.', registers, async collect() { this.set((await read()).depth); } });
-    new Gauge({ name: 'webhook_oldest_pending_age_seconds', help: 'Age of the oldest pending webhook delivery.', registers, async collect() { this.set((await read()).oldestAgeMs / 1000); } });
+    new Gauge({
+      name: 'webhook_queue_depth',
+      help: 'Webhook deliveries waiting to be sent.',
+      registers,
+      async collect() {
+        this.set((await read()).depth);
+      },
+    });
+    new Gauge({
+      name: 'webhook_oldest_pending_age_seconds',
+      help: 'Age of the oldest pending webhook delivery.',
+      registers,
+      async collect() {
+        this.set((await read()).oldestAgeMs / 1000);
+      },
+    });
   }
 
   #poolGauges(poolStats: () => PoolStats): void {

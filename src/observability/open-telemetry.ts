@@ -53,7 +53,12 @@ function serverSpanStart(request: FastifyRequest, url: string | undefined, actio
  * process. `traceparent` is read from callers and written on webhooks (W3C Trace
  * Context). Loaded only by `startTracing`.
  */
-export function openTelemetry(options: { readonly endpoint: string; readonly serviceName: string; readonly serviceVersion: string; readonly env: Readonly<Record<string, string | undefined>> }): Tracing {
+export function openTelemetry(options: {
+  readonly endpoint: string;
+  readonly serviceName: string;
+  readonly serviceVersion: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}): Tracing {
   const settings = traceSettings(options.env);
   const exporter = new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` });
   const provider = new TracerProvider({

@@ -48,7 +48,12 @@ export function withSpan<T>(name: string, kind: 'internal' | 'client', attribute
  * over OTLP/HTTP as JSON. Answers `undefined`, having loaded nothing, otherwise. `env`
  * holds the standard `OTEL_*` variables the SDK would read (sampler, batching).
  */
-export async function startTracing(options: { readonly endpoint: string | undefined; readonly serviceName: string; readonly serviceVersion: string; readonly env?: Readonly<Record<string, string | undefined>> }): Promise<Tracing | undefined> {
+export async function startTracing(options: {
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
+  readonly serviceVersion: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}): Promise<Tracing | undefined> {
   const env = options.env ?? {};
   if (options.endpoint === undefined || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const { openTelemetry } = await import('./open-telemetry.js');

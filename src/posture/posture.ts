@@ -42,11 +42,19 @@ export interface SecurityPosture {
     readonly key_rotation_overlap_days: number;
     readonly ip_allowlist_per_client: true;
   };
-  readonly access_tokens: { readonly format: string; readonly signing_alg: 'ES512'; readonly signer: string; readonly lifetime_seconds: number; readonly refresh_tokens: false; readonly jwks_uri: string };
+  readonly access_tokens: {
+    readonly format: string;
+    readonly signing_alg: 'ES512';
+    readonly signer: string;
+    readonly lifetime_seconds: number;
+    readonly refresh_tokens: false;
+    readonly jwks_uri: string;
+  };
   readonly dpop: { readonly supported: true; readonly signing_algs: readonly string[]; readonly nonce_required: boolean };
   readonly clock_skew_seconds: number;
   readonly authorization: { readonly model: string; readonly capabilities: number; readonly tenant_isolation: string };
-  readonly rate_limits: 'not configured' | { readonly store: string; readonly groups: Readonly<Record<string, { readonly limit: number; readonly window_seconds: number; readonly keyed_by: string }>> };
+  readonly rate_limits:
+    'not configured' | { readonly store: string; readonly groups: Readonly<Record<string, { readonly limit: number; readonly window_seconds: number; readonly keyed_by: string }>> };
   readonly audit: { readonly append_only: true; readonly same_transaction_as_change: true; readonly retention_days: RetentionDays; readonly purge_interval_minutes: number };
   readonly request_limits: { readonly body_limit_bytes: number; readonly max_page_size: number };
   readonly network: { readonly trusted_proxies: number; readonly cors: { readonly enabled: boolean; readonly origins: readonly string[] } };
@@ -71,7 +79,9 @@ const minimumTls: Readonly<Record<TlsMode, string | null>> = {
 
 function rateLimits(inputs: PostureInputs): SecurityPosture['rate_limits'] {
   if (!inputs.rateLimits) return 'not configured';
-  const groups = Object.fromEntries(Object.entries(inputs.rateLimits).map(([group, p]) => [group, { limit: p.limit, window_seconds: p.windowSeconds, keyed_by: p.key === 'ip' ? 'source IP' : 'client' }]));
+  const groups = Object.fromEntries(
+    Object.entries(inputs.rateLimits).map(([group, p]) => [group, { limit: p.limit, window_seconds: p.windowSeconds, keyed_by: p.key === 'ip' ? 'source IP' : 'client' }]),
+  );
   return { store: inputs.config.redisUrl ? 'redis (shared by all instances)' : 'memory (per instance)', groups };
 }
 
@@ -98,10 +108,21 @@ export function securityPosture(inputs: PostureInputs): SecurityPosture {
       key_rotation_overlap_days: config.keyOverlapDays,
       ip_allowlist_per_client: true,
     },
-    access_tokens: { format: 'JWT (RFC 9068, typ at+jwt)', signing_alg: 'ES512', signer: inputs.tokenSigner, lifetime_seconds: config.accessTokenTtlSeconds, refresh_tokens: false, jwks_uri: `${config.publicUrl}/.well-known/jwks.json` },
+    access_tokens: {
+      format: 'JWT (RFC 9068, typ at+jwt)',
+      signing_alg: 'ES512',
+      signer: inputs.tokenSigner,
+      lifetime_seconds: config.accessTokenTtlSeconds,
+      refresh_tokens: false,
+      jwks_uri: `${config.publicUrl}/.well-known/jwks.json`,
+    },
     dpop: { supported: true, signing_algs: dpopAlgorithms.split(' '), nonce_required: config.dpopNonces },
     clock_skew_seconds: config.clockSkewSeconds,
-    authorization: { model: 'capability-based, deny by default', capabilities: capabilities.length, tenant_isolation: 'enforced in the data layer; records outside the caller\'s tenant subtree answer 404' },
+    authorization: {
+      model: 'capability-based, deny by default',
+      capabilities: capabilities.length,
+      tenant_isolation: "enforced in the data layer; records outside the caller's tenant subtree answer 404",
+    },
     rate_limits: rateLimits(inputs),
     audit: { append_only: true, same_transaction_as_change: true, retention_days: retentionFromConfig(config), purge_interval_minutes: config.auditPurgeIntervalMinutes },
     request_limits: { body_limit_bytes: config.bodyLimitBytes, max_page_size: MAX_PER_PAGE },
@@ -110,7 +131,7 @@ export function securityPosture(inputs: PostureInputs): SecurityPosture {
     logging: { format: 'JSON', redacted_fields: [...inputs.redactedLogFields] },
     data: {
       storage: inputs.storage,
-      encryption_at_rest: 'not implemented by the service; use an encrypted volume or the database host\'s encryption',
+      encryption_at_rest: "not implemented by the service; use an encrypted volume or the database host's encryption",
       signing_keys: config.signingKeysFile ? 'operator-supplied private JWKS file' : 'generated P-521 key in DATA_DIR, file mode 0600',
       shared_state: config.redisUrl ? 'redis: rate-limit counters shared by every instance' : 'none: rate-limit counters are per instance; replay caches live in the database',
     },

@@ -52,9 +52,7 @@ function compileCondition(node: Condition, resource: ResourceDef, dialect: SqlDi
     case '$eq':
       return node.value === null ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} = ${param(node.value)}`;
     case '$ne':
-      return node.value === null
-        ? sql<SqlBool>`${column} is not null`
-        : sql<SqlBool>`(${column} is null or ${column} <> ${param(node.value)})`;
+      return node.value === null ? sql<SqlBool>`${column} is not null` : sql<SqlBool>`(${column} is null or ${column} <> ${param(node.value)})`;
     case '$gt':
       return sql<SqlBool>`${column} > ${param(node.value)}`;
     case '$gte':

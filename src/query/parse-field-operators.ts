@@ -18,14 +18,7 @@ import { indexPath, keyPath, queryError, quoteName } from './query-error.js';
  *
  * @throws ApiError `validation_failed` (400)
  */
-export function parseFieldOperators(
-  field: string,
-  def: FieldDef,
-  operators: JsonObject,
-  path: string,
-  depth: number,
-  budget: ConditionBudget,
-): FilterNode {
+export function parseFieldOperators(field: string, def: FieldDef, operators: JsonObject, path: string, depth: number, budget: ConditionBudget): FilterNode {
   const entries = Object.entries(operators);
   if (entries.length === 0) throw queryError(path, 'empty operator object');
   const caseInsensitive = regexOptions(operators, path);

@@ -52,7 +52,10 @@ export function adminConsoleRoutes(dir: string) {
       const asset = bundle?.assets.get(request.params.file);
       if (!asset) throw new ApiError('not_found', 'No such console asset');
       // Content-hashed names: a changed file is a new URL, so browsers may keep these for good.
-      return page(reply).header('content-type', contentTypes[extname(request.params.file)] ?? 'application/octet-stream').header('cache-control', 'public, max-age=31536000, immutable').send(asset);
+      return page(reply)
+        .header('content-type', contentTypes[extname(request.params.file)] ?? 'application/octet-stream')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(asset);
     });
   };
 }

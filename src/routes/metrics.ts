@@ -10,12 +10,16 @@ import type { MetricsAccess } from '../observability/metrics-access.js';
  */
 export function metricsRoutes(metrics: Metrics, access: MetricsAccess) {
   return async function register(app: FastifyInstance): Promise<void> {
-    app.get('/metrics', {
-      config: { public: true },
-      onRequest: async (request) => access.check(request),
-    }, async (_request, reply) => {
-      const text = await metrics.render();
-      return reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
-    });
+    app.get(
+      '/metrics',
+      {
+        config: { public: true },
+        onRequest: async (request) => access.check(request),
+      },
+      async (_request, reply) => {
+        const text = await metrics.render();
+        return reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
+      },
+    );
   };
 }

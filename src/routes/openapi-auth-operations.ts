@@ -29,7 +29,10 @@ export function authSchemas(config: Config): Record<string, Schema> {
         grant_type: { const: 'client_credentials' },
         client_id: { type: 'string' },
         client_assertion_type: { const: jwtBearerAssertionType },
-        client_assertion: { type: 'string', description: `Signed JWT (ES256/ES384/ES512): \`iss\` = \`sub\` = client_id, \`aud\` = \`${config.tokenEndpoint}\`, unique \`jti\`, \`iat\`, \`exp\` at most 300 s after \`iat\`.` },
+        client_assertion: {
+          type: 'string',
+          description: `Signed JWT (ES256/ES384/ES512): \`iss\` = \`sub\` = client_id, \`aud\` = \`${config.tokenEndpoint}\`, unique \`jti\`, \`iat\`, \`exp\` at most 300 s after \`iat\`.`,
+        },
         scope: { type: 'string', description: 'Space-separated capabilities; omitted grants every assigned capability.' },
       },
       required: ['grant_type', 'client_id', 'client_assertion_type', 'client_assertion'],
@@ -47,7 +50,9 @@ export function authSchemas(config: Config): Record<string, Schema> {
     },
     OAuthError: {
       type: 'object',
-      description: `RFC 6749 §5.2 error. ${Object.entries(oauthErrors).map(([code, text]) => `\`${code}\` ${text}`).join('; ')}.`,
+      description: `RFC 6749 §5.2 error. ${Object.entries(oauthErrors)
+        .map(([code, text]) => `\`${code}\` ${text}`)
+        .join('; ')}.`,
       properties: { error: { type: 'string', enum: Object.keys(oauthErrors) }, error_description: { type: 'string' } },
       required: ['error', 'error_description'],
     },
@@ -62,21 +67,32 @@ const noStore = { 'Cache-Control': ref('headers', 'Cache-Control') };
 export function authOperations(): [string, Operation][] {
   const oauthError = { 'application/json': { schema: ref('schemas', 'OAuthError') } };
   return [
-    [operationKey('POST', tokenPath), {
-      operationId: 'issue_token',
-      summary: 'Issue an access token (client credentials, private_key_jwt, optional DPoP)',
-      tags: ['auth'],
-      description: 'No `Authorization` header. Send a `DPoP` proof to receive a DPoP-bound token (`token_type: DPoP`).',
-      parameters: [ref('parameters', 'DPoP')],
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', 'TokenRequest') } } },
-      responses: {
-        200: { description: 'The token.', headers: noStore, content: { 'application/json': { schema: ref('schemas', 'TokenResponse') } } },
-        400: { description: 'invalid_request, unsupported_grant_type, invalid_scope, invalid_dpop_proof, use_dpop_nonce.', headers: { ...noStore, 'DPoP-Nonce': ref('headers', 'DPoP-Nonce') }, content: oauthError },
-        401: { description: 'invalid_client.', headers: noStore, content: oauthError },
-        429: { description: 'rate_limited.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') }, content: oauthError },
-        500: { description: 'server_error.', headers: noStore, content: oauthError },
-        503: { description: 'temporarily_unavailable.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After') }, content: oauthError },
+    [
+      operationKey('POST', tokenPath),
+      {
+        operationId: 'issue_token',
+        summary: 'Issue an access token (client credentials, private_key_jwt, optional DPoP)',
+        tags: ['auth'],
+        description: 'No `Authorization` header. Send a `DPoP` proof to receive a DPoP-bound token (`token_type: DPoP`).',
+        parameters: [ref('parameters', 'DPoP')],
+        requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: ref('schemas', 'TokenRequest') } } },
+        responses: {
+          200: { description: 'The token.', headers: noStore, content: { 'application/json': { schema: ref('schemas', 'TokenResponse') } } },
+          400: {
+            description: 'invalid_request, unsupported_grant_type, invalid_scope, invalid_dpop_proof, use_dpop_nonce.',
+            headers: { ...noStore, 'DPoP-Nonce': ref('headers', 'DPoP-Nonce') },
+            content: oauthError,
+          },
+          401: { description: 'invalid_client.', headers: noStore, content: oauthError },
+          429: {
+            description: 'rate_limited.',
+            headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') },
+            content: oauthError,
+          },
+          500: { description: 'server_error.', headers: noStore, content: oauthError },
+          503: { description: 'temporarily_unavailable.', headers: { ...noStore, 'Retry-After': ref('headers', 'Retry-After') }, content: oauthError },
+        },
       },
-    }],
+    ],
   ];
 }

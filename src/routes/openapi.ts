@@ -15,7 +15,13 @@ export function openApiRoutes(config: Config, catalogue: RouteCatalogue) {
     const document = { openapi: '3.1.0', info: { title: 'Booking service API', version: API_VERSION }, paths: {} } as StaticDocumentSpec['document'];
     let body = '';
     app.addHook('onReady', async () => {
-      Object.assign(document, buildOpenApi(config, catalogue.routes.filter((route) => !isDocsAsset(route.url))));
+      Object.assign(
+        document,
+        buildOpenApi(
+          config,
+          catalogue.routes.filter((route) => !isDocsAsset(route.url)),
+        ),
+      );
       body = JSON.stringify(document);
     });
     app.get('/v1/openapi.json', { config: { public: true } }, async (_request, reply) => {

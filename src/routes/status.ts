@@ -35,11 +35,7 @@ export function statusRoutes(deps: StatusDeps) {
         startedAt: deps.startedAt,
         now: deps.clock.now(),
       });
-      return reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', statusPageCsp)
-        .header('cache-control', 'no-store')
-        .send(html);
+      return reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', statusPageCsp).header('cache-control', 'no-store').send(html);
     });
   };
 }

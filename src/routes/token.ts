@@ -9,7 +9,10 @@ const formType = 'application/x-www-form-urlencoded';
 
 /** Form fields, each exactly once (RFC 6749 §3.2: parameters must not repeat). */
 function parseForm(request: FastifyRequest): Map<string, string> {
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]
+    ?.trim()
+    .toLowerCase();
   if (type !== formType) throw new OAuthError('invalid_request', `content-type ${type || '(none)'}`);
   if (typeof request.body !== 'string') throw new OAuthError('invalid_request', 'body not readable');
   const fields = new Map<string, string>();

@@ -276,7 +276,19 @@ function toClaims(payload: Readonly<Record<string, unknown>>): AccessTokenClaims
   }
   // `null` is what tokens of system clients carried before the claim became "system"; they
   // stay valid until they expire (one token lifetime after an upgrade).
-  const base = { iss, sub, client_id, aud, scope, tenant_id: tenant_id ?? systemNodeId, level: level as Level, jti, iat, exp, ...(actor_type === 'user' ? { actor_type: 'user' as const, amr: Object.freeze([...(amr as string[])]) } : {}) };
+  const base = {
+    iss,
+    sub,
+    client_id,
+    aud,
+    scope,
+    tenant_id: tenant_id ?? systemNodeId,
+    level: level as Level,
+    jti,
+    iat,
+    exp,
+    ...(actor_type === 'user' ? { actor_type: 'user' as const, amr: Object.freeze([...(amr as string[])]) } : {}),
+  };
   return freeze(typeof jkt === 'string' ? { ...base, cnf: { jkt } } : base);
 }
 

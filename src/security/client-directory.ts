@@ -47,14 +47,16 @@ export class ClientDirectory {
   private async load(clientId: string): Promise<ClientState | undefined> {
     const { dialect } = this.queries;
     const row = await this.queries.scoped(apiClients).select(['_id', 'tenant_id', 'level', 'capabilities', 'disabled', 'ip_allowlist']).where('_id', '=', clientId).executeTakeFirst();
-    return row && {
-      clientId,
-      tenantId: (row.tenant_id as string | null) ?? null,
-      level: row.level as Level,
-      capabilities: dialect.fromDb('string_list', row.capabilities) as string[],
-      disabled: dialect.fromDb('boolean', row.disabled) === true,
-      allowlist: new IpAllowlist(dialect.fromDb('string_list', row.ip_allowlist) as string[]),
-    };
+    return (
+      row && {
+        clientId,
+        tenantId: (row.tenant_id as string | null) ?? null,
+        level: row.level as Level,
+        capabilities: dialect.fromDb('string_list', row.capabilities) as string[],
+        disabled: dialect.fromDb('boolean', row.disabled) === true,
+        allowlist: new IpAllowlist(dialect.fromDb('string_list', row.ip_allowlist) as string[]),
+      }
+    );
   }
 
   /** Drops a cached client after it changed. */

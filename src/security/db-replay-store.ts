@@ -31,12 +31,7 @@ export class DatabaseReplayStore implements ReplayStore {
     this.#statement = database.db
       .insertInto('replay_cache')
       .values({ namespace: sentinels.namespace, key: sentinels.key, expires_at: sentinels.expiresAt })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['namespace', 'key'])
-          .doUpdateSet({ expires_at: sentinels.conflictExpiresAt })
-          .where('replay_cache.expires_at', '<=', sentinels.now),
-      )
+      .onConflict((conflict) => conflict.columns(['namespace', 'key']).doUpdateSet({ expires_at: sentinels.conflictExpiresAt }).where('replay_cache.expires_at', '<=', sentinels.now))
       .compile();
     const roles: Record<string, (claim: Claim) => unknown> = {
       [sentinels.namespace]: (c) => c.namespace,

@@ -248,7 +248,8 @@ export class DpopVerifier {
     }
     // A valid proof by another key: the token is presented by someone it is not bound to,
     // which RFC 9449 §7.1 (and the contract's "wrongly bound") answers with invalid_token.
-    if (verified.jkt !== request.jkt) throw authError('invalid_token', 'The DPoP proof key is not the key this token is bound to', 'DPoP', 'invalid_token', { privateReason: 'proof key does not match cnf.jkt' });
+    if (verified.jkt !== request.jkt)
+      throw authError('invalid_token', 'The DPoP proof key is not the key this token is bound to', 'DPoP', 'invalid_token', { privateReason: 'proof key does not match cnf.jkt' });
     if (!(await this.#claim(verified, now))) throw authError('invalid_token', 'The DPoP proof was already used', 'DPoP', 'invalid_dpop_proof', { privateReason: 'dpop proof jti replayed' });
   }
 

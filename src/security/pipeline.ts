@@ -98,7 +98,9 @@ export function decideAccess(deps: SecurityDeps, request: FastifyRequest, config
         return refuse(audit(deps, request, caller, 'capability_denied', { capability }), refusal);
       }
       if (config.stepUp === true && caller.actorType === 'user' && !(auth.claims.amr ?? []).includes('totp')) {
-        const refusal = authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', scheme, 'insufficient_user_authentication', { extra: { acr_values: 'urn:booking:totp' } });
+        const refusal = authError('mfa_required', 'This administrative operation needs a sign-in with TOTP; sign in again with your second factor', scheme, 'insufficient_user_authentication', {
+          extra: { acr_values: 'urn:booking:totp' },
+        });
         return refuse(audit(deps, request, caller, 'step_up_required', { capability, amr: auth.claims.amr ?? [] }), refusal);
       }
       return principalIn(deps, request, caller, scheme);
@@ -133,7 +135,8 @@ function activeCaller(deps: SecurityDeps, auth: Authenticated, capability: strin
   }
   if (capability === undefined) throw authError('invalid_token', 'This operation is for signed-in users', scheme, 'invalid_token');
   return then(deps.clients.lookup(claims.client_id), (client) => {
-    if (!client || client.disabled) throw authError('invalid_token', 'The client of this token is disabled or deleted', scheme, 'invalid_token', { privateReason: `client ${claims.client_id} inactive` });
+    if (!client || client.disabled)
+      throw authError('invalid_token', 'The client of this token is disabled or deleted', scheme, 'invalid_token', { privateReason: `client ${claims.client_id} inactive` });
     return { actorType: 'client', actorId: client.clientId, homeId: client.tenantId, granted: grantedCapabilities(claims), allowlist: client.allowlist };
   });
 }

@@ -11,10 +11,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type Cry
 import type { Es512Signer } from './es512-signer.js';
 import { chooseEs512Signer } from './libcrypto-es512-signer.js';
 
-export type SigningKeyStoreOptions = (
-  | { readonly file: string; readonly jwks?: undefined }
-  | { readonly jwks: string; readonly file?: undefined }
-) & {
+export type SigningKeyStoreOptions = ({ readonly file: string; readonly jwks?: undefined } | { readonly jwks: string; readonly file?: undefined }) & {
   /**
    * How long a new key is only published before it signs; default 0. Set it to at least
    * the JWKS cache lifetime so every verifier's cached JWKS already holds a key before the

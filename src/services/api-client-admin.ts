@@ -44,10 +44,16 @@ export class ApiClientAdmin {
       const until = new Date(unit.now + overlapDays * 86_400_000).toISOString();
       const retiredViews = retired.map((k) => ({ kid: k, active_until: until }));
       // The key list is part of the client's representation, so its ETag moves too.
-      await unit.update(apiClients, client, String(client.etag), {}, {
-        action: 'rotate-key',
-        audit: { old: null, new: { kid: added.kid, alg: added.alg, thumbprint: added.thumbprint, retired: retiredViews } },
-      });
+      await unit.update(
+        apiClients,
+        client,
+        String(client.etag),
+        {},
+        {
+          action: 'rotate-key',
+          audit: { old: null, new: { kid: added.kid, alg: added.alg, thumbprint: added.thumbprint, retired: retiredViews } },
+        },
+      );
       await unit.invalidate('client', clientId);
       return { client_id: clientId, kid: added.kid, key: added, retired: retiredViews };
     });

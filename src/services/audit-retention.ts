@@ -29,7 +29,12 @@ export interface PurgeReport {
  * transaction each, so the service keeps serving), skipping entries under an active
  * legal hold — on the entry itself or on the record it describes.
  */
-export async function purgeExpiredAudit(database: Database, retention: RetentionDays, now: number, options: { batchSize?: number; onBatch?: (category: AuditCategory, deleted: number) => void } = {}): Promise<PurgeReport> {
+export async function purgeExpiredAudit(
+  database: Database,
+  retention: RetentionDays,
+  now: number,
+  options: { batchSize?: number; onBatch?: (category: AuditCategory, deleted: number) => void } = {},
+): Promise<PurgeReport> {
   const batchSize = options.batchSize ?? 1000;
   const { dialect } = database;
   const purged: Record<AuditCategory, number> = { data: 0, security: 0 };
@@ -46,10 +51,12 @@ export async function purgeExpiredAudit(database: Database, retention: Retention
           .scoped(legalHolds, { as: 'h' })
           .select(sql`1`.as('one'))
           .where((eb) => eb.or([eb('h.expires_at', 'is', null), eb('h.expires_at', '>', dialect.toDb('timestamp', nowIso))]))
-          .where((eb) => eb.or([
-            eb.and([eb('h.resource', '=', eb.ref('a.resource')), eb('h.record_id', '=', eb.ref('a.record_id'))]),
-            eb.and([eb('h.resource', '=', 'audit-logs'), eb('h.record_id', '=', eb.ref('a._id'))]),
-          ]));
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('h.resource', '=', eb.ref('a.resource')), eb('h.record_id', '=', eb.ref('a.record_id'))]),
+              eb.and([eb('h.resource', '=', 'audit-logs'), eb('h.record_id', '=', eb.ref('a._id'))]),
+            ]),
+          );
         const ids = await unit
           .scoped(auditLogs, { as: 'a' })
           .select('a._id')
@@ -58,7 +65,10 @@ export async function purgeExpiredAudit(database: Database, retention: Retention
           .where(({ not, exists }) => not(exists(activeHolds)))
           .limit(batchSize)
           .execute();
-        const count = await unit.purge(auditLogs, ids.map((r) => String(r._id)));
+        const count = await unit.purge(
+          auditLogs,
+          ids.map((r) => String(r._id)),
+        );
         // The purge is itself a change to the trail: recorded in the same transaction.
         if (count > 0) {
           await unit.audit({ category: 'security', action: 'audit_purged', resource: 'audit-logs', recordId: null, tenantId: null, oldValues: null, newValues: { category, deleted: count, cutoff } });

@@ -17,7 +17,12 @@ export async function blockingChildren(queries: ScopedQueries, resource: Resourc
   const system = queries.asSystem();
   const blocking = new Set<string>();
   for (const { child, column } of checks) {
-    const found = await system.scoped(child).select(sql<number>`1`.as('one')).where(sql.ref(column), '=', id).limit(1).executeTakeFirst();
+    const found = await system
+      .scoped(child)
+      .select(sql<number>`1`.as('one'))
+      .where(sql.ref(column), '=', id)
+      .limit(1)
+      .executeTakeFirst();
     if (found) blocking.add(child.name);
   }
   return [...blocking].sort();

@@ -38,7 +38,15 @@ export async function parsePublicKey(pem: string, field: string): Promise<Client
  * Stores a new key for a client and, when the client had keys, ends their validity
  * `overlapDays` from now (rotation with overlap). Returns the stored key's view.
  */
-export async function addClientKey(trx: Db, dialect: SqlDialect, clientId: string, key: ClientPublicKey, kid: string | undefined, now: number, overlapDays: number): Promise<{ added: ClientKeyView; retired: string[] }> {
+export async function addClientKey(
+  trx: Db,
+  dialect: SqlDialect,
+  clientId: string,
+  key: ClientPublicKey,
+  kid: string | undefined,
+  now: number,
+  overlapDays: number,
+): Promise<{ added: ClientKeyView; retired: string[] }> {
   const id = kid ?? key.thumbprint;
   const at = new Date(now).toISOString();
   const existing = await trx.selectFrom('api_client_keys').select(['kid', 'active_until']).where('client_id', '=', clientId).execute();
@@ -48,7 +56,12 @@ export async function addClientKey(trx: Db, dialect: SqlDialect, clientId: strin
   for (const row of existing) {
     const current = row.active_until as string | null;
     if (current !== null && current <= until) continue;
-    await trx.updateTable('api_client_keys').set({ active_until: dialect.toDb('timestamp', until) }).where('client_id', '=', clientId).where('kid', '=', String(row.kid)).execute();
+    await trx
+      .updateTable('api_client_keys')
+      .set({ active_until: dialect.toDb('timestamp', until) })
+      .where('client_id', '=', clientId)
+      .where('kid', '=', String(row.kid))
+      .execute();
     retired.push(String(row.kid));
   }
   await trx

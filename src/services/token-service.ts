@@ -63,7 +63,13 @@ export class TokenService {
     const base = { clientIp: request.sourceIp, requestId: request.requestId ?? null };
     try {
       const response = await this.grant(request, seen);
-      await this.options.events?.record({ ...base, name: 'token_issued', clientId: seen.client?.clientId ?? null, tenantId: seen.client?.tenantId ?? null, details: { scope: response.scope, token_type: response.token_type } });
+      await this.options.events?.record({
+        ...base,
+        name: 'token_issued',
+        clientId: seen.client?.clientId ?? null,
+        tenantId: seen.client?.tenantId ?? null,
+        details: { scope: response.scope, token_type: response.token_type },
+      });
       return response;
     } catch (error) {
       if (error instanceof OAuthError) {
@@ -117,7 +123,16 @@ export class TokenService {
       this.options.keys,
       // The directory's strings, not the form's: claims stay cached until `exp`, and a
       // substring of the request body would keep the whole body (the assertion) alive.
-      { issuer: this.options.issuer, audience: this.options.issuer, subject: client.clientId, clientId: client.clientId, scope, tenantId: client.tenantId, level: client.level, ...(dpop ? { jkt: dpop.jkt } : {}) },
+      {
+        issuer: this.options.issuer,
+        audience: this.options.issuer,
+        subject: client.clientId,
+        clientId: client.clientId,
+        scope,
+        tenantId: client.tenantId,
+        level: client.level,
+        ...(dpop ? { jkt: dpop.jkt } : {}),
+      },
       now,
       this.options.lifetimeSeconds,
     );

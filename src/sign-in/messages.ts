@@ -9,7 +9,10 @@ export type Channel = 'email' | 'sms';
 /** The sign-in message in the user's language (English when there is none for it). The code is its only 6-digit number. */
 const templates: Readonly<Record<string, { subject: string; body: (code: string, minutes: number) => string }>> = {
   en: { subject: 'Your sign-in code', body: (code, minutes) => `Your sign-in code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this message.` },
-  de: { subject: 'Ihr Anmeldecode', body: (code, minutes) => `Ihr Anmeldecode lautet ${code}. Er läuft in ${minutes} Minuten ab. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.` },
+  de: {
+    subject: 'Ihr Anmeldecode',
+    body: (code, minutes) => `Ihr Anmeldecode lautet ${code}. Er läuft in ${minutes} Minuten ab. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.`,
+  },
   fr: { subject: 'Votre code de connexion', body: (code, minutes) => `Votre code de connexion est ${code}. Il expire dans ${minutes} minutes. Si vous ne l’avez pas demandé, ignorez ce message.` },
 };
 
@@ -59,7 +62,13 @@ export class MessageSender {
 
   private async sendSms(to: string, body: string): Promise<void> {
     if (!this.config.smsWebhookUrl) throw new Error('SMS_WEBHOOK_URL is not set');
-    const response = await fetch(this.config.smsWebhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, body }), redirect: 'error', signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(this.config.smsWebhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to, body }),
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!response.ok) throw new Error(`SMS gateway answered ${response.status}`);
   }
 }

@@ -38,12 +38,15 @@ function refusalDetail(error: unknown): string {
   if (error instanceof oidc.AuthorizationResponseError) return `The provider refused the sign-in (${code(error.error)})`;
   if (error instanceof oidc.ResponseBodyError) return `The provider refused the code (${code(error.error)})`;
   const claim = (error as { cause?: { cause?: { claim?: unknown } } }).cause?.cause?.claim;
-  if (claim === 'nonce') return 'The ID token\'s nonce is not the one of this sign-in';
-  return 'The provider\'s answer did not pass the checks (state, code, PKCE or ID token)';
+  if (claim === 'nonce') return "The ID token's nonce is not the one of this sign-in";
+  return "The provider's answer did not pass the checks (state, code, PKCE or ID token)";
 }
 
 /** The private reason of a refusal: openid-client's message and the check underneath it. */
 function reasonOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
-  return [error, cause].filter((e): e is Error => e instanceof Error).map((e) => e.message).join(': ');
+  return [error, cause]
+    .filter((e): e is Error => e instanceof Error)
+    .map((e) => e.message)
+    .join(': ');
 }

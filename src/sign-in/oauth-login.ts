@@ -72,13 +72,27 @@ export class OAuthLogin {
         await unit.trx
           .insertInto('oauth_states')
           .values({
-            state_hash: this.deps.dataKey.mac('oauth-state', state), provider: providerId, tenant_id: tenantId, redirect_uri: redirectUri, app_state: appState,
-            code_verifier: this.deps.dataKey.encrypt(verifier), nonce, created_at: unit.now, expires_at: unit.now + oauthPolicy.stateLifetimeMs, used_at: null,
+            state_hash: this.deps.dataKey.mac('oauth-state', state),
+            provider: providerId,
+            tenant_id: tenantId,
+            redirect_uri: redirectUri,
+            app_state: appState,
+            code_verifier: this.deps.dataKey.encrypt(verifier),
+            nonce,
+            created_at: unit.now,
+            expires_at: unit.now + oauthPolicy.stateLifetimeMs,
+            used_at: null,
           })
           .execute();
       });
       return oidc.buildAuthorizationUrl(provider.config, {
-        redirect_uri: this.callbackUrl(providerId), response_type: 'code', scope, state, nonce, code_challenge: challenge, code_challenge_method: 'S256',
+        redirect_uri: this.callbackUrl(providerId),
+        response_type: 'code',
+        scope,
+        state,
+        nonce,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
       }).href;
     });
   }
@@ -89,57 +103,92 @@ export class OAuthLogin {
    */
   async callback(providerId: string, query: unknown, url: string, context: RequestContext): Promise<string> {
     let tenantId: string | null = null;
-    return this.recorded('callback', providerId, context, async () => {
-      if (!this.deps.providers.has(providerId)) throw unknownProvider(providerId);
-      const state = single(query, 'state');
-      if (state === undefined || state.length > 512) throw badState();
-      const pending = await this.consumeState(state, context);
-      if (!pending || pending.provider !== providerId) throw badState();
-      tenantId = pending.tenant_id;
-      const provider = await this.deps.providers.get(providerId);
-      // openid-client takes the redirect_uri of the token request from this URL: ours, never the Host header's.
-      const current = new URL(this.callbackUrl(providerId));
-      current.search = url.includes('?') ? url.slice(url.indexOf('?')) : '';
-      const email = await verifiedEmail(provider.config, current, { pkceCodeVerifier: this.deps.dataKey.decrypt(pending.code_verifier), expectedState: state, expectedNonce: pending.nonce, idTokenExpected: true });
-      const user = await this.deps.users.findByDestination(pending.tenant_id, 'email', email);
-      if (!user?.active) throw invalidGrant('No active user of this tenant has the e-mail address the provider confirmed');
-      const code = randomBytes(32).toString('base64url');
-      await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-        await unit.trx
-          .insertInto('oauth_login_codes')
-          .values({ code_hash: this.deps.dataKey.mac('oauth-login-code', code), provider: providerId, tenant_id: pending.tenant_id, user_id: user.userId, created_at: unit.now, expires_at: unit.now + oauthPolicy.codeLifetimeMs, used_at: null })
-          .execute();
-      });
-      const parameters = `code=${code}${pending.app_state === null ? '' : `&state=${encodeURIComponent(pending.app_state)}`}`;
-      return `${pending.redirect_uri}${pending.redirect_uri.includes('?') ? '&' : '?'}${parameters}`;
-    }, () => tenantId);
+    return this.recorded(
+      'callback',
+      providerId,
+      context,
+      async () => {
+        if (!this.deps.providers.has(providerId)) throw unknownProvider(providerId);
+        const state = single(query, 'state');
+        if (state === undefined || state.length > 512) throw badState();
+        const pending = await this.consumeState(state, context);
+        if (!pending || pending.provider !== providerId) throw badState();
+        tenantId = pending.tenant_id;
+        const provider = await this.deps.providers.get(providerId);
+        // openid-client takes the redirect_uri of the token request from this URL: ours, never the Host header's.
+        const current = new URL(this.callbackUrl(providerId));
+        current.search = url.includes('?') ? url.slice(url.indexOf('?')) : '';
+        const email = await verifiedEmail(provider.config, current, {
+          pkceCodeVerifier: this.deps.dataKey.decrypt(pending.code_verifier),
+          expectedState: state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        });
+        const user = await this.deps.users.findByDestination(pending.tenant_id, 'email', email);
+        if (!user?.active) throw invalidGrant('No active user of this tenant has the e-mail address the provider confirmed');
+        const code = randomBytes(32).toString('base64url');
+        await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+          await unit.trx
+            .insertInto('oauth_login_codes')
+            .values({
+              code_hash: this.deps.dataKey.mac('oauth-login-code', code),
+              provider: providerId,
+              tenant_id: pending.tenant_id,
+              user_id: user.userId,
+              created_at: unit.now,
+              expires_at: unit.now + oauthPolicy.codeLifetimeMs,
+              used_at: null,
+            })
+            .execute();
+        });
+        const parameters = `code=${code}${pending.app_state === null ? '' : `&state=${encodeURIComponent(pending.app_state)}`}`;
+        return `${pending.redirect_uri}${pending.redirect_uri.includes('?') ? '&' : '?'}${parameters}`;
+      },
+      () => tenantId,
+    );
   }
 
   /** The one-time login code of the callback, traded once for a user token with `amr: ["fed"]`. */
   async exchange(body: OAuthTokenInput, context: RequestContext): Promise<UserTokenResponse> {
     let tenantId: string | null = null;
     let provider = 'unknown';
-    return this.recorded('token', () => provider, context, async () => {
-      const { code } = body;
-      const hash = this.deps.dataKey.mac('oauth-login-code', code);
-      const spent = () => invalidGrant('The login code is wrong, expired or already used; sign in again');
-      // Read first (the user lookup cannot run inside the transaction: SQLite has one
-      // connection); the redemption below is the compare-and-set that decides.
-      const pending = await this.deps.database.db.selectFrom('oauth_login_codes').select(['user_id', 'tenant_id', 'provider', 'used_at', 'expires_at']).where('code_hash', '=', hash).executeTakeFirst();
-      if (!pending || pending.used_at !== null || Number(pending.expires_at) <= this.deps.clock.now()) throw spent();
-      tenantId = pending.tenant_id;
-      provider = pending.provider;
-      const user = await this.deps.users.get(pending.user_id);
-      if (!user?.active || user.tenantId !== pending.tenant_id) throw invalidGrant('The user of this login code is no longer active');
-      const token = await this.deps.tokens.issue(user, ['fed']);
-      // The spent code and the `sign_in` event commit together, or neither does.
-      await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-        const used = await unit.trx.updateTable('oauth_login_codes').set({ used_at: unit.now }).where('code_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', unit.now).executeTakeFirst();
-        if (Number(used.numUpdatedRows) !== 1) throw spent();
-        await auditInUnit(unit, userEvent('sign_in', context, { userId: user.userId, tenantId: user.tenantId }, { method: 'oauth', provider, amr: ['fed'] }));
-      });
-      return token;
-    }, () => tenantId);
+    return this.recorded(
+      'token',
+      () => provider,
+      context,
+      async () => {
+        const { code } = body;
+        const hash = this.deps.dataKey.mac('oauth-login-code', code);
+        const spent = () => invalidGrant('The login code is wrong, expired or already used; sign in again');
+        // Read first (the user lookup cannot run inside the transaction: SQLite has one
+        // connection); the redemption below is the compare-and-set that decides.
+        const pending = await this.deps.database.db
+          .selectFrom('oauth_login_codes')
+          .select(['user_id', 'tenant_id', 'provider', 'used_at', 'expires_at'])
+          .where('code_hash', '=', hash)
+          .executeTakeFirst();
+        if (!pending || pending.used_at !== null || Number(pending.expires_at) <= this.deps.clock.now()) throw spent();
+        tenantId = pending.tenant_id;
+        provider = pending.provider;
+        const user = await this.deps.users.get(pending.user_id);
+        if (!user?.active || user.tenantId !== pending.tenant_id) throw invalidGrant('The user of this login code is no longer active');
+        const token = await this.deps.tokens.issue(user, ['fed']);
+        // The spent code and the `sign_in` event commit together, or neither does.
+        await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+          const used = await unit.trx
+            .updateTable('oauth_login_codes')
+            .set({ used_at: unit.now })
+            .where('code_hash', '=', hash)
+            .where('used_at', 'is', null)
+            .where('expires_at', '>', unit.now)
+            .executeTakeFirst();
+          if (Number(used.numUpdatedRows) !== 1) throw spent();
+          await auditInUnit(unit, userEvent('sign_in', context, { userId: user.userId, tenantId: user.tenantId }, { method: 'oauth', provider, amr: ['fed'] }));
+        });
+        return token;
+      },
+      () => tenantId,
+    );
   }
 
   private callbackUrl(providerId: string): string {
@@ -150,7 +199,13 @@ export class OAuthLogin {
   private consumeState(state: string, context: RequestContext) {
     const hash = this.deps.dataKey.mac('oauth-state', state);
     return runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-      const used = await unit.trx.updateTable('oauth_states').set({ used_at: unit.now }).where('state_hash', '=', hash).where('used_at', 'is', null).where('expires_at', '>', unit.now).executeTakeFirst();
+      const used = await unit.trx
+        .updateTable('oauth_states')
+        .set({ used_at: unit.now })
+        .where('state_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', unit.now)
+        .executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) return undefined;
       return unit.trx.selectFrom('oauth_states').selectAll().where('state_hash', '=', hash).executeTakeFirstOrThrow();
     });
@@ -162,9 +217,19 @@ export class OAuthLogin {
       return await step();
     } catch (error) {
       const reason = error instanceof ApiError ? (error.privateReason ?? error.message) : (error as Error).message;
-      await this.deps.events.record(userEvent('sign_in_failed', context, { userId: null, tenantId: tenant() }, {
-        method: 'oauth', stage, provider: (typeof provider === 'string' ? provider : provider()).slice(0, 40), reason: reason.slice(0, 300),
-      }));
+      await this.deps.events.record(
+        userEvent(
+          'sign_in_failed',
+          context,
+          { userId: null, tenantId: tenant() },
+          {
+            method: 'oauth',
+            stage,
+            provider: (typeof provider === 'string' ? provider : provider()).slice(0, 40),
+            reason: reason.slice(0, 300),
+          },
+        ),
+      );
       throw error;
     }
   }

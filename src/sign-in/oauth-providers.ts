@@ -45,7 +45,10 @@ export class OAuthProviders {
     try {
       return { id, config: await pending };
     } catch (error) {
-      throw new ApiError('service_unavailable', `The OAuth provider "${id}" cannot be reached; try again later`, { cause: error, privateReason: `discovery of ${settings.issuer} failed: ${(error as Error).message}` });
+      throw new ApiError('service_unavailable', `The OAuth provider "${id}" cannot be reached; try again later`, {
+        cause: error,
+        privateReason: `discovery of ${settings.issuer} failed: ${(error as Error).message}`,
+      });
     }
   }
 }

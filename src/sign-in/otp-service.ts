@@ -109,7 +109,18 @@ export class OtpService {
       const id = randomUUID();
       await unit.trx
         .insertInto('otp_challenges')
-        .values({ _id: id, tenant_id: tenantId, channel, destination_key: destinationKey, user_id: active?.userId ?? null, code_hash: this.deps.dataKey.mac('otp-code', id, code), attempts: 0, created_at: unit.now, expires_at: unit.now + otpPolicy.lifetimeMs, used_at: null })
+        .values({
+          _id: id,
+          tenant_id: tenantId,
+          channel,
+          destination_key: destinationKey,
+          user_id: active?.userId ?? null,
+          code_hash: this.deps.dataKey.mac('otp-code', id, code),
+          attempts: 0,
+          created_at: unit.now,
+          expires_at: unit.now + otpPolicy.lifetimeMs,
+          used_at: null,
+        })
         .execute();
       await this.audit(unit, 'otp_issued', context, active?.userId ?? null, tenantId, { channel, challenge_id: id });
       return { kind: 'issued', id };
@@ -149,11 +160,19 @@ export class OtpService {
    */
   private async claimResend(db: Db, destinationKey: string, now: number): Promise<number | undefined> {
     // Slots past their minute are of no use; dropping them keeps no trace of old destinations.
-    await db.deleteFrom('otp_resend_locks').where('sent_at', '<=', now - otpPolicy.resendAfterMs).execute();
+    await db
+      .deleteFrom('otp_resend_locks')
+      .where('sent_at', '<=', now - otpPolicy.resendAfterMs)
+      .execute();
     const claimed = await db
       .insertInto('otp_resend_locks')
       .values({ destination_key: destinationKey, sent_at: now })
-      .onConflict((conflict) => conflict.column('destination_key').doUpdateSet({ sent_at: now }).where('otp_resend_locks.sent_at', '<=', now - otpPolicy.resendAfterMs))
+      .onConflict((conflict) =>
+        conflict
+          .column('destination_key')
+          .doUpdateSet({ sent_at: now })
+          .where('otp_resend_locks.sent_at', '<=', now - otpPolicy.resendAfterMs),
+      )
       .returning('destination_key')
       .executeTakeFirst();
     if (claimed) return undefined;
@@ -187,7 +206,8 @@ export class OtpService {
     if (!matches || tried.user_id === null) {
       const attempts = Number(tried.attempts);
       await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'wrong_code', attempts, challenge_id: challengeId });
-      if (attempts >= otpPolicy.maxAttempts) await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, attempts, challenge_id: challengeId });
+      if (attempts >= otpPolicy.maxAttempts)
+        await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, attempts, challenge_id: challengeId });
       throw invalidGrant();
     }
     const refuse = async (reason: RefusalReason) => {
@@ -207,7 +227,10 @@ export class OtpService {
       const outcome = await refusable(() =>
         runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
           await spend(unit);
-          await unit.trx.insertInto('mfa_challenges').values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: unit.now + otpPolicy.mfaLifetimeMs, used_at: null }).execute();
+          await unit.trx
+            .insertInto('mfa_challenges')
+            .values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: unit.now + otpPolicy.mfaLifetimeMs, used_at: null })
+            .execute();
           await this.audit(unit, 'mfa_challenge', context, user.userId, user.tenantId, { channel: tried.channel });
         }),
       );
@@ -227,7 +250,11 @@ export class OtpService {
 
   /** Audits a refused code whose challenge took no try: unknown, used, expired or already dead. */
   private async refusedChallenge(context: RequestContext, challengeId: string, now: number): Promise<void> {
-    const row = await this.deps.database.db.selectFrom('otp_challenges').select(['user_id', 'tenant_id', 'channel', 'used_at', 'expires_at', 'attempts']).where('_id', '=', challengeId).executeTakeFirst();
+    const row = await this.deps.database.db
+      .selectFrom('otp_challenges')
+      .select(['user_id', 'tenant_id', 'channel', 'used_at', 'expires_at', 'attempts'])
+      .where('_id', '=', challengeId)
+      .executeTakeFirst();
     const reason = challengeRefusal(row, now);
     // An unknown id is the caller's text: it is not repeated in the trail.
     await this.record('sign_in_failed', context, row?.user_id ?? null, row?.tenant_id ?? null, { step: 'otp', reason, ...(row ? { channel: row.channel, challenge_id: challengeId } : {}) });
@@ -254,14 +281,21 @@ export class OtpService {
           await db
             .insertInto('otp_daily_counts')
             .values({ day, channel, sent: 1 })
-            .onConflict((conflict) => conflict.columns(['day', 'channel']).doUpdateSet((eb) => ({ sent: eb('otp_daily_counts.sent', '+', 1) })).where('otp_daily_counts.sent', '<', limit))
+            .onConflict((conflict) =>
+              conflict
+                .columns(['day', 'channel'])
+                .doUpdateSet((eb) => ({ sent: eb('otp_daily_counts.sent', '+', 1) }))
+                .where('otp_daily_counts.sent', '<', limit),
+            )
             .executeTakeFirst()
         ).numInsertedOrUpdatedRows ?? 0,
       ) === 1;
     if (!counted) {
       this.deps.metrics?.otpMessage(channel, 'refused_daily_limit');
       this.deps.metrics?.otpDailyCapUsed(channel, 1);
-      return new ApiError('daily_limit_reached', `Today's limit of ${channel === 'sms' ? 'SMS' : 'e-mail'} sign-in messages is reached; try again tomorrow (UTC) or use another channel`, { headers: { 'retry-after': String(Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now) / 1000)) } });
+      return new ApiError('daily_limit_reached', `Today's limit of ${channel === 'sms' ? 'SMS' : 'e-mail'} sign-in messages is reached; try again tomorrow (UTC) or use another channel`, {
+        headers: { 'retry-after': String(Math.ceil((Date.parse(`${day}T00:00:00Z`) + 86_400_000 - now) / 1000)) },
+      });
     }
     const row = await db.selectFrom('otp_daily_counts').select('sent').where('day', '=', day).where('channel', '=', channel).executeTakeFirst();
     this.deps.metrics?.otpDailyCapUsed(channel, Number(row?.sent ?? 0) / limit);

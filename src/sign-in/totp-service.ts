@@ -61,7 +61,14 @@ function recoveryCode(): string {
  */
 export class TotpService {
   constructor(
-    private readonly deps: { readonly database: Database; readonly clock: Clock; readonly dataKey: DataKey; readonly users: UserDirectory; readonly tokens: UserTokens; readonly events?: SecurityEvents },
+    private readonly deps: {
+      readonly database: Database;
+      readonly clock: Clock;
+      readonly dataKey: DataKey;
+      readonly users: UserDirectory;
+      readonly tokens: UserTokens;
+      readonly events?: SecurityEvents;
+    },
   ) {}
 
   /** A new secret for the signed-in user (replacing one not yet activated), audited in the same transaction. */
@@ -81,7 +88,11 @@ export class TotpService {
         recovery_codes: JSON.stringify(codes.map((code) => this.deps.dataKey.mac('recovery', user.userId, code))),
         created_at: unit.now,
       };
-      await unit.trx.insertInto('user_totp').values(row).onConflict((conflict) => conflict.column('user_id').doUpdateSet(row).where('user_totp.enabled', '=', 0)).execute();
+      await unit.trx
+        .insertInto('user_totp')
+        .values(row)
+        .onConflict((conflict) => conflict.column('user_id').doUpdateSet(row).where('user_totp.enabled', '=', 0))
+        .execute();
       await this.audit(unit, 'totp_enrolled', context, user, { recovery_codes: codes.length });
     });
     return { secret: secret.base32, otpauth_uri: totp.toString(), recovery_codes: codes };

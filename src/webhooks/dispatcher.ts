@@ -177,11 +177,19 @@ export class WebhookDispatcher {
         const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: receiverView(event.resource, dialect.fromDb('object', event.data)) });
         for (const hook of interested) rows.push(this.delivery(hook, event._id, event.type, payload, now));
       }
-      for (let i = 0; i < rows.length; i += insertChunk) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + insertChunk)).execute();
+      for (let i = 0; i < rows.length; i += insertChunk)
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(rows.slice(i, i + insertChunk))
+          .execute();
       await trx
         .updateTable('outbox_events')
         .set({ dispatched_at: dialect.toDb('timestamp', new Date(now).toISOString()) })
-        .where('_id', 'in', events.map((event) => event._id))
+        .where(
+          '_id',
+          'in',
+          events.map((event) => event._id),
+        )
         .execute();
       return events.length;
     });
@@ -193,12 +201,32 @@ export class WebhookDispatcher {
    * entry commit together.
    */
   pingDelivery(hook: { _id: string; tenant_id: string | null }, now: number): ReturnType<WebhookDispatcher['delivery']> {
-    return this.delivery({ ...hook, url: '', events: ['ping'] }, `ping-${randomUUID()}`, 'ping', JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }), now);
+    return this.delivery(
+      { ...hook, url: '', events: ['ping'] },
+      `ping-${randomUUID()}`,
+      'ping',
+      JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }),
+      now,
+    );
   }
 
   private delivery(hook: WebhookRow, eventId: string, type: string, payload: string, now: number) {
     const at = this.timestamp(now);
-    return { _id: `msg_${randomUUID()}`, tenant_id: hook.tenant_id, webhook_id: hook._id, event_id: eventId, type, payload, status: 'pending', attempts: 0, last_status_code: null, last_error: null, next_attempt_at: at, created_at: at, updated_at: at };
+    return {
+      _id: `msg_${randomUUID()}`,
+      tenant_id: hook.tenant_id,
+      webhook_id: hook._id,
+      event_id: eventId,
+      type,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      last_status_code: null,
+      last_error: null,
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    };
   }
 
   /** A time as the dialect stores timestamps (the deliveries list filters on them). */
@@ -208,7 +236,12 @@ export class WebhookDispatcher {
 
   private async activeWebhooks(): Promise<WebhookRow[]> {
     const { dialect } = this.options.database;
-    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem()).scoped(webhooks).selectAll().where('active', '=', dialect.toDb('boolean', true)).where('direction', '=', 'outgoing').execute();
+    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem())
+      .scoped(webhooks)
+      .selectAll()
+      .where('active', '=', dialect.toDb('boolean', true))
+      .where('direction', '=', 'outgoing')
+      .execute();
     return rows.map((row) => ({ _id: String(row._id), tenant_id: (row.tenant_id as string | null) ?? null, url: String(row.url), events: dialect.fromDb('string_list', row.events) as string[] }));
   }
 
@@ -216,7 +249,12 @@ export class WebhookDispatcher {
   private async ancestors(system: ScopedQueries, tenantId: string | null): Promise<ReadonlySet<string>> {
     if (tenantId === null) return new Set(['system']);
     const node = await system.scoped(tenants, { includeDeleted: true }).select('path').where('_id', '=', tenantId).executeTakeFirst();
-    return new Set(['system', ...String(node?.path ?? `/${tenantId}/`).split('/').filter(Boolean)]);
+    return new Set([
+      'system',
+      ...String(node?.path ?? `/${tenantId}/`)
+        .split('/')
+        .filter(Boolean),
+    ]);
   }
 
   /**
@@ -245,7 +283,11 @@ export class WebhookDispatcher {
     const claimed = await database.db
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs) })
-      .where('_id', 'in', wanted.map((delivery) => delivery._id))
+      .where(
+        '_id',
+        'in',
+        wanted.map((delivery) => delivery._id),
+      )
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', this.timestamp(now))
       .returning('_id')
@@ -273,7 +315,11 @@ export class WebhookDispatcher {
     return due.length === room;
   }
 
-  private async attempt(delivery: Delivery, hook: Readonly<Record<string, unknown>> | undefined, secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined): Promise<void> {
+  private async attempt(
+    delivery: Delivery,
+    hook: Readonly<Record<string, unknown>> | undefined,
+    secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined,
+  ): Promise<void> {
     const { database, clock, dataKey } = this.options;
     const now = clock.now();
     if (!hook || !secrets || database.dialect.fromDb('boolean', hook.active) !== true) {
@@ -284,11 +330,21 @@ export class WebhookDispatcher {
     const keys = [dataKey.decrypt(secrets.secret)];
     if (secrets.previous && Number(secrets.previous_until) > now) keys.push(dataKey.decrypt(secrets.previous));
     // Its own trace (the event's request has long finished, maybe on another instance); the receiver gets its traceparent.
-    const result = await withSpan('webhook delivery', 'client', { 'booking.webhook_id': delivery.webhook_id, 'booking.delivery_id': delivery._id, 'booking.attempt': delivery.attempts + 1 }, async (span) => {
-      const answer = await postWebhook(String(hook.url), { ...span.traceHeaders(), 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) }, delivery.payload, { guard: this.options.guard, timeoutMs: this.options.timeoutMs });
-      if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
-      return answer;
-    });
+    const result = await withSpan(
+      'webhook delivery',
+      'client',
+      { 'booking.webhook_id': delivery.webhook_id, 'booking.delivery_id': delivery._id, 'booking.attempt': delivery.attempts + 1 },
+      async (span) => {
+        const answer = await postWebhook(
+          String(hook.url),
+          { ...span.traceHeaders(), 'webhook-id': delivery._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(keys, delivery._id, timestamp, delivery.payload) },
+          delivery.payload,
+          { guard: this.options.guard, timeoutMs: this.options.timeoutMs },
+        );
+        if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      },
+    );
     const finished = clock.now();
     const attempts = delivery.attempts + 1;
     const detail = result.detail.slice(0, 1024);
@@ -310,7 +366,10 @@ export class WebhookDispatcher {
       await this.record(delivery, { status: 'failed', attempts, last_status_code: result.status, last_error: error, next_attempt_at: null }, finished, { ...attempt, error });
       this.options.onAttempt?.('failed');
     } else {
-      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error, next_attempt_at: this.timestamp(finished + wait * 1000) }, finished, { ...attempt, error });
+      await this.record(delivery, { status: 'pending', attempts, last_status_code: result.status, last_error: error, next_attempt_at: this.timestamp(finished + wait * 1000) }, finished, {
+        ...attempt,
+        error,
+      });
       this.options.onAttempt?.('retrying');
     }
   }
@@ -323,14 +382,27 @@ export class WebhookDispatcher {
    */
   private async record(delivery: Delivery, changes: Record<string, unknown>, now: number, attempt?: AttemptOutcome, options: { disable?: boolean } = {}): Promise<void> {
     await runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
-      await unit.trx.updateTable('webhook_deliveries').set({ ...changes, updated_at: this.timestamp(now) }).where('_id', '=', delivery._id).execute();
+      await unit.trx
+        .updateTable('webhook_deliveries')
+        .set({ ...changes, updated_at: this.timestamp(now) })
+        .where('_id', '=', delivery._id)
+        .execute();
       if (attempt) {
         await unit.trx
           .insertInto('webhook_delivery_attempts')
           .values({
-            _id: newRecordId(attempt.startedAt), tenant_id: delivery.tenant_id, webhook_id: delivery.webhook_id, delivery_id: delivery._id, attempt: attempt.number,
-            status_code: attempt.statusCode, error: attempt.error, started_at: this.timestamp(attempt.startedAt), finished_at: this.timestamp(attempt.finishedAt),
-            duration_ms: Math.max(0, attempt.finishedAt - attempt.startedAt), created_at: this.timestamp(attempt.startedAt), updated_at: this.timestamp(attempt.finishedAt),
+            _id: newRecordId(attempt.startedAt),
+            tenant_id: delivery.tenant_id,
+            webhook_id: delivery.webhook_id,
+            delivery_id: delivery._id,
+            attempt: attempt.number,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            started_at: this.timestamp(attempt.startedAt),
+            finished_at: this.timestamp(attempt.finishedAt),
+            duration_ms: Math.max(0, attempt.finishedAt - attempt.startedAt),
+            created_at: this.timestamp(attempt.startedAt),
+            updated_at: this.timestamp(attempt.finishedAt),
           })
           .execute();
       }
@@ -347,7 +419,11 @@ export class WebhookDispatcher {
  * operator's gauge), and the age of the oldest.
  */
 export async function webhookQueue(database: Database, now: number): Promise<{ depth: number; oldestAgeMs: number }> {
-  const row = await database.db.selectFrom('webhook_deliveries').select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')]).where('status', '=', 'pending').executeTakeFirst();
+  const row = await database.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
   const oldest = row?.oldest === null || row?.oldest === undefined ? Number.NaN : Date.parse(String(row.oldest));
   return { depth: Number(row?.depth ?? 0), oldestAgeMs: Number.isNaN(oldest) ? 0 : Math.max(0, now - oldest) };
 }

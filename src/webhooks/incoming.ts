@@ -59,7 +59,8 @@ function standardWebhooks(secret: string, headers: Headers, body: string, nowSec
   const id = one(headers, 'webhook-id');
   const timestamp = one(headers, 'webhook-timestamp');
   const signatures = one(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200) throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
+  if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200)
+    throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
   const expected = signatureHeader([secret], id, Number(timestamp), body);
   if (!signatures.split(' ').some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
@@ -120,7 +121,8 @@ export class IncomingWebhooks {
     const hook = await system.find(webhooks, id);
     const { dialect } = this.database;
     if (!hook || hook.direction !== 'incoming' || dialect.fromDb('boolean', hook.active) !== true) throw notFound('webhooks');
-    if (!new IpAllowlist(dialect.fromDb('string_list', hook.ip_allowlist) as string[] ?? []).allows(ip)) throw new ApiError('ip_not_allowed', 'Deliveries to this webhook are not allowed from this address');
+    if (!new IpAllowlist((dialect.fromDb('string_list', hook.ip_allowlist) as string[]) ?? []).allows(ip))
+      throw new ApiError('ip_not_allowed', 'Deliveries to this webhook are not allowed from this address');
     const stored = await this.database.db.selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', id).executeTakeFirst();
     if (!stored || rawBody === undefined) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
     const secret = this.dataKey.decrypt(stored.secret);
@@ -129,7 +131,14 @@ export class IncomingWebhooks {
     const fingerprint = createHash('sha256').update(rawBody).digest('base64url');
     // Resolved before the transaction: SQLite has one connection, and the transaction holds it.
     const scope = await this.tenants.resolve((hook.tenant_id as string | null) ?? null);
-    const principal: Principal = Object.freeze({ actorType: 'webhook', actorId: id, capabilities: new Set(['orders:update']), home: scope ?? systemScope, scope: scope ?? systemScope, unrestricted: false });
+    const principal: Principal = Object.freeze({
+      actorType: 'webhook',
+      actorId: id,
+      capabilities: new Set(['orders:update']),
+      home: scope ?? systemScope,
+      scope: scope ?? systemScope,
+      unrestricted: false,
+    });
     // Claim, effect (with its audit entry) and `done` commit together or not at all: a
     // failed effect leaves no claim behind, so the sender's retry runs it afresh.
     return runUnitOfWork(this.database, this.clock, { principal, clientIp: ip || null, requestId: null }, async (unit) => {
@@ -145,8 +154,13 @@ export class IncomingWebhooks {
         if (seen.state === 'done') return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
         if (!(await this.takeOver(unit, id, event.id, seen.received_at))) throw stillProcessing();
       }
-      const outcome = scope ? await this.apply(unit, hook, event) : { outcome: 'failed', detail: 'the webhook\'s tenant no longer exists' };
-      await unit.trx.updateTable('webhook_received').set({ state: 'done', ...outcome }).where('webhook_id', '=', id).where('event_id', '=', event.id).execute();
+      const outcome = scope ? await this.apply(unit, hook, event) : { outcome: 'failed', detail: "the webhook's tenant no longer exists" };
+      await unit.trx
+        .updateTable('webhook_received')
+        .set({ state: 'done', ...outcome })
+        .where('webhook_id', '=', id)
+        .where('event_id', '=', event.id)
+        .execute();
       return { received: true, event_id: event.id, outcome: outcome.outcome };
     });
   }
@@ -188,7 +202,12 @@ export class IncomingWebhooks {
     const hook = await new ScopedQueries(this.database.db, this.database.dialect, context.principal).find(webhooks, id);
     if (!hook) throw notFound('webhooks');
     const base = this.database.db.selectFrom('webhook_received').where('webhook_id', '=', id);
-    const rows = await base.selectAll().orderBy('received_at', 'desc').limit(perPage).offset((page - 1) * perPage).execute();
+    const rows = await base
+      .selectAll()
+      .orderBy('received_at', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute();
     const total = Number((await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const items = rows.map((row) => ({ _id: row.event_id, type: row.type, received_at: new Date(Number(row.received_at)).toISOString(), outcome: row.outcome ?? 'processing', detail: row.detail }));
     return { items, total, page, per_page: perPage };

@@ -88,9 +88,22 @@ export class WebhookAdmin {
       const hook = await unit.find(webhooks, id);
       if (!hook) throw notFound('webhooks');
       const at = unit.dialect.toDb('timestamp', unit.at);
-      const result = await unit.trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: at, updated_at: at }).where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+      const result = await unit.trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', next_attempt_at: at, updated_at: at })
+        .where('_id', '=', deliveryId)
+        .where('webhook_id', '=', id)
+        .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) throw notFound('webhooks');
-      await unit.audit({ category: 'data', action: 'retry', resource: 'webhooks', recordId: id, tenantId: (hook.tenant_id as string | null) ?? null, oldValues: null, newValues: { delivery_id: deliveryId } });
+      await unit.audit({
+        category: 'data',
+        action: 'retry',
+        resource: 'webhooks',
+        recordId: id,
+        tenantId: (hook.tenant_id as string | null) ?? null,
+        oldValues: null,
+        newValues: { delivery_id: deliveryId },
+      });
     });
   }
 

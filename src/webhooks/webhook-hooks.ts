@@ -30,7 +30,8 @@ export async function checkWebhookUrl(text: string, policy: WebhookPolicy): Prom
     // Not resolvable now (DNS not set up yet, an outage): every delivery checks again.
     return undefined;
   }
-  if (addresses.length === 0 || !addresses.every((address) => policy.guard.permits(address))) return 'points at a loopback, private, link-local or otherwise non-public address (see WEBHOOK_ALLOWED_NETWORKS)';
+  if (addresses.length === 0 || !addresses.every((address) => policy.guard.permits(address)))
+    return 'points at a loopback, private, link-local or otherwise non-public address (see WEBHOOK_ALLOWED_NETWORKS)';
   return undefined;
 }
 
@@ -79,7 +80,10 @@ export function webhookHooks(policy: WebhookPolicy): ResourceHooks {
       // Stripe's secret is the caller's; every other one is ours, and shown this once.
       const supplied = typeof input.secret === 'string' ? input.secret : undefined;
       const secret = supplied ?? newWebhookSecret();
-      await hook.unit.trx.insertInto('webhook_secrets').values({ webhook_id: String(record._id), secret: policy.dataKey.encrypt(secret), previous: null, previous_until: null }).execute();
+      await hook.unit.trx
+        .insertInto('webhook_secrets')
+        .values({ webhook_id: String(record._id), secret: policy.dataKey.encrypt(secret), previous: null, previous_until: null })
+        .execute();
       return supplied === undefined ? { secret } : undefined;
     },
     async beforeUpdate(_hook, merged, changes) {

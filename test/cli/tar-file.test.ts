@@ -34,7 +34,11 @@ describe('backup archive (ustar)', () => {
         if (!found) throw new Error(`no member ${name}`);
         return found;
       };
-      expect(members.map((m) => [m.name, m.size])).toEqual([['big.bin', big.length], ['empty', 0], ['manifest.json', 7]]);
+      expect(members.map((m) => [m.name, m.size])).toEqual([
+        ['big.bin', big.length],
+        ['empty', 0],
+        ['manifest.json', 7],
+      ]);
       expect(copyMember(fd, member('big.bin'), null)).toBe(createHash('sha256').update(big).digest('hex'));
       expect(readMember(fd, member('manifest.json')).toString()).toBe('{"a":1}');
     } finally {
@@ -51,7 +55,10 @@ describe('backup archive (ustar)', () => {
     truncateSync(cut, 600_000);
     const junk = join(dir, 'junk.tar');
     writeFileSync(junk, Buffer.alloc(1024, 65));
-    for (const [file, message] of [[cut, /truncated/], [junk, /not a backup archive/]] as const) {
+    for (const [file, message] of [
+      [cut, /truncated/],
+      [junk, /not a backup archive/],
+    ] as const) {
       const fd = openSync(file, 'r');
       try {
         expect(() => listTar(fd)).toThrow(message);

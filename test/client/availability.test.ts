@@ -41,7 +41,16 @@ describe('client library: availability against the real service', () => {
     const search = client.availability.search({ from: '2030-05-01', to: '2030-05-08', quantity: 1, filters: { city: 'Dresden' }, sort: ['name'], fields: ['name'], perPage: 2 });
     const pages = [];
     for await (const page of search.pages()) pages.push(page.items.map((item) => [item.name, item.available]));
-    expect(pages).toEqual([[['Search A', 2], ['Search B', 1]], [['Search D', 2], ['Search E', 2]]]);
+    expect(pages).toEqual([
+      [
+        ['Search A', 2],
+        ['Search B', 1],
+      ],
+      [
+        ['Search D', 2],
+        ['Search E', 2],
+      ],
+    ]);
     const two = await client.availability.search({ from: '2030-05-01', to: '2030-05-08', quantity: 2, where: { city: 'Dresden', name: { $in: ['Search A', 'Search B'] } } }).toArray();
     expect(two.map((item) => item.name)).toEqual(['Search A']);
   });

@@ -51,7 +51,7 @@ describe('client library: DPoP with server nonces (DPOP_NONCE=true)', () => {
     expect(new Set(proofs.map((p) => p.jti)).size).toBe(proofs.length);
   });
 
-  it('answers the API\'s nonce challenge once the nonce is stale, without a new token', async () => {
+  it("answers the API's nonce challenge once the nonce is stale, without a new token", async () => {
     // Something to list, made by a client of its own (not recorded): the test stands alone.
     await createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, dpop: true, clock }).products.create(product);
     const recorder = recordingFetch();

@@ -52,7 +52,11 @@ describe('client library: resources against the real service', () => {
 
     const pages = [];
     for await (const page of client.bookings.list({ where: { product_id: parent._id }, perPage: 100 }).pages()) pages.push([page.page, page.items.length, page.total]);
-    expect(pages).toEqual([[1, 100, 250], [2, 100, 250], [3, 50, 250]]);
+    expect(pages).toEqual([
+      [1, 100, 250],
+      [2, 100, 250],
+      [3, 50, 250],
+    ]);
 
     const later = await client.bookings.list({ where: { product_id: parent._id, start_time: { $gte: new Date(start + 240 * 3_600_000) } } }).toArray();
     expect(later).toHaveLength(10);
@@ -78,11 +82,15 @@ describe('client library: resources against the real service', () => {
   it('updateWithRetry gives up with PreconditionFailedError after maxAttempts', async () => {
     const { record } = await client.products.create({ ...product, name: 'Always contended' });
     const error = await client.products
-      .updateWithRetry(record._id, async (current) => {
-        const fresh = await client.products.get(record._id);
-        await client.products.update(record._id, { total_items: fresh.record.total_items + 1 }, { etag: fresh.etag });
-        return { name: `${current.name}!` };
-      }, { maxAttempts: 2 })
+      .updateWithRetry(
+        record._id,
+        async (current) => {
+          const fresh = await client.products.get(record._id);
+          await client.products.update(record._id, { total_items: fresh.record.total_items + 1 }, { etag: fresh.etag });
+          return { name: `${current.name}!` };
+        },
+        { maxAttempts: 2 },
+      )
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PreconditionFailedError);
     expect(error).toMatchObject({ status: 412, code: 'precondition_failed' });
@@ -94,14 +102,20 @@ describe('client library: resources against the real service', () => {
     expect(invalid).toBeInstanceOf(ProblemError);
     expect(invalid).toMatchObject({ status: 400, code: 'validation_failed', errors: [expect.objectContaining({ field: 'total_items' })] });
 
-    const badSort = await client.products.list({ sort: ['nope' as 'name'] }).toArray().catch((e: unknown) => e);
+    const badSort = await client.products
+      .list({ sort: ['nope' as 'name'] })
+      .toArray()
+      .catch((e: unknown) => e);
     expect(badSort).toMatchObject({ status: 400, code: 'validation_failed' });
 
     const missing = await client.products.get('0000').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing).toMatchObject({ status: 404, code: 'not_found', instance: expect.stringContaining('/v1/products/0000') });
 
-    const forbidden = await client.orders.list().toArray().catch((e: unknown) => e);
+    const forbidden = await client.orders
+      .list()
+      .toArray()
+      .catch((e: unknown) => e);
     expect(forbidden).toBeInstanceOf(PermissionError);
     expect(forbidden).toMatchObject({ status: 403, code: 'insufficient_scope' });
     expect((forbidden as PermissionError).headers.get('www-authenticate')).toContain('insufficient_scope');
@@ -110,7 +124,10 @@ describe('client library: resources against the real service', () => {
   it('hands over non-JSON answers of raw requests as text', async () => {
     const response = await client.request<string>({ method: 'GET', path: '/audit-logs/export', query: new URLSearchParams({ resource: 'products' }) });
     expect(response.headers.get('content-type')).toContain('ndjson');
-    const lines = response.body.trim().split('\n').map((line) => JSON.parse(line) as { resource: string; action: string });
+    const lines = response.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { resource: string; action: string });
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((entry) => entry.resource === 'products')).toBe(true);
   });

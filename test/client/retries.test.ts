@@ -37,7 +37,17 @@ describe('client library: 429 answers of the real rate limiter', () => {
   it('throws RateLimitError without waiting when Retry-After exceeds maxRetryAfterSeconds', async () => {
     const { sleep, waits } = recordingSleep();
     const client = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, sleep, retry: { maxRetryAfterSeconds: 0 } });
-    const errors = await Promise.all(Array.from({ length: 4 }, () => client.products.list().toArray().then(() => undefined, (e: unknown) => e)));
+    const errors = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        client.products
+          .list()
+          .toArray()
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+      ),
+    );
     const limited = errors.filter((e) => e !== undefined);
     expect(limited.length).toBeGreaterThan(0);
     for (const error of limited) {
@@ -51,7 +61,17 @@ describe('client library: 429 answers of the real rate limiter', () => {
   it('stops after maxAttempts when the limit keeps answering 429', async () => {
     const { sleep, waits } = recordingSleep();
     const client = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, sleep, retry: { maxAttempts: 1 } });
-    const results = await Promise.all(Array.from({ length: 4 }, () => client.products.list().toArray().then(() => 'ok', (e: unknown) => e)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        client.products
+          .list()
+          .toArray()
+          .then(
+            () => 'ok',
+            (e: unknown) => e,
+          ),
+      ),
+    );
     expect(results.some((r) => r instanceof RateLimitError)).toBe(true);
     expect(waits).toEqual([]);
   });

@@ -68,7 +68,10 @@ describe('client library: tokens against the real service', () => {
     try {
       const recorder = recordingFetch();
       const client = createClient({ baseUrl: other.origin, tokenUrl: `${service.origin}/v1/auth/token`, clientId: credentials.clientId, privateKey: credentials.privateKey, fetch: recorder.fetch });
-      const error = await client.products.list().toArray().catch((e: unknown) => e);
+      const error = await client.products
+        .list()
+        .toArray()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(error).toMatchObject({ status: 401, code: 'invalid_token' });
       expect((error as AuthenticationError).headers.get('www-authenticate')).toContain('invalid_token');

@@ -20,7 +20,10 @@ function delivery(options: { secret?: string; id?: string; at?: Date; body?: str
 }
 
 async function reason(promise: Promise<unknown>): Promise<string | undefined> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (error === undefined) return undefined;
   expect(error).toBeInstanceOf(WebhookVerificationError);
   return (error as WebhookVerificationError).reason;

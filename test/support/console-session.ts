@@ -47,7 +47,10 @@ export function screenshotDir(): string {
  * finding, no sideways scrolling on the phone, and a full-page screenshot `{name}-{width}.png`.
  */
 export async function checkAndShoot(page: Page, dir: string, name: string): Promise<void> {
-  for (const [width, height, suffix] of [[1280, 800, 'desktop'], [390, 844, 'phone']] as const) {
+  for (const [width, height, suffix] of [
+    [1280, 800, 'desktop'],
+    [390, 844, 'phone'],
+  ] as const) {
     await page.setViewportSize({ width, height });
     expect(await seriousAxeViolations(page), `${name} ${suffix}`).toEqual([]);
     const widths = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');

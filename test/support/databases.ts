@@ -55,7 +55,11 @@ export async function freshDatabase(dialect: DialectName, options: { statementTi
   const database =
     dialect === 'sqlite'
       ? openSqlite(':memory:', options)
-      : openPostgres({ connectionString: await createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`, inject('postgresTemplate')), poolSize: 25, statementTimeoutMs: options.statementTimeoutMs ?? 5000 });
+      : openPostgres({
+          connectionString: await createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`, inject('postgresTemplate')),
+          poolSize: 25,
+          statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+        });
   await migrateToLatest(database);
   return database;
 }

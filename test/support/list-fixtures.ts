@@ -73,18 +73,33 @@ export async function seedLists(h: Harness, token: string, count = 30): Promise<
   const subscriptions: Doc[] = [];
   for (let i = 0; i < count; i += 1) {
     const start = day('2026-01-01', i);
-    bookings.push(await post(h, token, 'bookings', {
-      product_id: productOf(i), start_time: start, end_time: day('2026-01-01', i + 1 + (i % 3)),
-      status: i % 3 === 0 ? 'cancelled' : 'active', quantity: 1 + (i % 4), ...(i % 2 === 1 ? { reference: `REF-${pad(i)}` } : {}),
-    }));
-    orders.push(await post(h, token, 'orders', {
-      product_id: productOf(i), start_time: day('2026-03-01', i, i % 24), end_time: day('2026-03-01', i, (i % 24) + 2),
-      status: ['active', 'confirmed', 'cancelled', 'completed'][i % 4], total_amount: i * 10.5,
-    }));
+    bookings.push(
+      await post(h, token, 'bookings', {
+        product_id: productOf(i),
+        start_time: start,
+        end_time: day('2026-01-01', i + 1 + (i % 3)),
+        status: i % 3 === 0 ? 'cancelled' : 'active',
+        quantity: 1 + (i % 4),
+        ...(i % 2 === 1 ? { reference: `REF-${pad(i)}` } : {}),
+      }),
+    );
+    orders.push(
+      await post(h, token, 'orders', {
+        product_id: productOf(i),
+        start_time: day('2026-03-01', i, i % 24),
+        end_time: day('2026-03-01', i, (i % 24) + 2),
+        status: ['active', 'confirmed', 'cancelled', 'completed'][i % 4],
+        total_amount: i * 10.5,
+      }),
+    );
     serviceCharges.push(await post(h, token, 'service-charges', { product_id: productOf(i), name: `Fee ${pad(i)}`, amount: i * 2.5 }));
-    subscriptions.push(await post(h, token, 'subscriptions', {
-      product_id: productOf(i), plan: i % 2 === 0 ? 'basic' : 'pro', ...(i % 3 === 0 ? {} : { valid_until: day('2026-06-01', i % 28, 0) }),
-    }));
+    subscriptions.push(
+      await post(h, token, 'subscriptions', {
+        product_id: productOf(i),
+        plan: i % 2 === 0 ? 'basic' : 'pro',
+        ...(i % 3 === 0 ? {} : { valid_until: day('2026-06-01', i % 28, 0) }),
+      }),
+    );
   }
   const deleted = {
     products: [await remove(h, token, 'products', { ...productBody(0), name: 'Loft 00' })],

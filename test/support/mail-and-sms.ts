@@ -21,7 +21,13 @@ export async function startSmtp(): Promise<{ url: string; messages: Received[]; 
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       stream.on('end', () => {
         // The text after the headers (plain ASCII here: nodemailer sends it as 7bit).
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body: raw.split(/\r?\n\r?\n/).slice(1).join('\n\n') });
+        messages.push({
+          to: session.envelope.rcptTo.map((r) => r.address).join(','),
+          body: raw
+            .split(/\r?\n\r?\n/)
+            .slice(1)
+            .join('\n\n'),
+        });
         callback();
       });
     },

@@ -78,7 +78,16 @@ export async function startOidcProvider(options: {
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     cookies: { keys: ['test-cookie-signing-key-0123456789'] },
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [...options.redirectUris], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [...options.redirectUris],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     conformIdTokenClaims: options.emailInIdToken !== true,
     features: { devInteractions: { enabled: false } },

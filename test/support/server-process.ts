@@ -14,7 +14,10 @@ export interface LogLine {
 
 /** The JSON log lines in `text` (other output, such as tsx's, is skipped). */
 export function logLines(text: string): LogLine[] {
-  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
 }
 
 /** Polls `condition` until it holds; fails naming `what` after `timeoutMs`. */
@@ -65,7 +68,10 @@ export function startServer(port: number, env: Record<string, string>): ServerPr
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${out}\n${err}`);
-        const status = await fetch(`${origin}/ready`).then((r) => r.status, () => 0);
+        const status = await fetch(`${origin}/ready`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status === 200) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -54,7 +54,12 @@ export async function createTimeoutHarness(statementTimeoutMs: number, capabilit
   const clientId = String(client.record._id);
   const kid = (client.record.keys as { kid: string }[])[0]?.kid ?? '';
   const assertion = await signAssertion(key, clientId, config.tokenEndpoint, { kid });
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion });
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: assertion,
+  });
   const issued = await setup.server.inject({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
   if (issued.statusCode !== 200) throw new Error(`token request failed: ${issued.body}`);
   const token = (issued.json() as { access_token: string }).access_token;

@@ -31,7 +31,11 @@ export async function signInByEmail(h: Harness, smtp: { readonly messages: Recei
   const started = await h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel: 'email', destination: email } });
   if (started.statusCode !== 202) throw new Error(`otp/start failed: ${started.body}`);
   await waitFor(smtp.messages, before + 1);
-  const verified = await h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages.slice(before).find((m) => m.to === email)) } });
+  const verified = await h.request({
+    method: 'POST',
+    url: '/v1/auth/otp/verify',
+    body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages.slice(before).find((m) => m.to === email)) },
+  });
   if (verified.statusCode !== 200) throw new Error(`sign-in failed: ${verified.body}`);
   const otpToken = verified.json().access_token as string;
   if (!options.totp) return otpToken;

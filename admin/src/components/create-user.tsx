@@ -36,7 +36,9 @@ export function CreateUser(props: { onCreated: (user: User) => void; onCancel: (
       <p class="help">Staff run bookings and products; admins also manage clients, webhooks, users and the audit trail, and sign in here with TOTP.</p>
       <div class="row">
         <button type="submit">Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

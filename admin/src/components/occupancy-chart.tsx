@@ -33,7 +33,9 @@ export function OccupancyChart(props: { days: readonly DayOccupancy[]; total: nu
         {yTicks.map((tick) => (
           <g key={tick}>
             <line x1={margin.left} x2={width - margin.right} y1={y(tick)} y2={y(tick)} />
-            <text x={margin.left - 8} y={y(tick)} dy="0.35em" text-anchor="end">{tick}</text>
+            <text x={margin.left - 8} y={y(tick)} dy="0.35em" text-anchor="end">
+              {tick}
+            </text>
           </g>
         ))}
       </g>
@@ -55,11 +57,17 @@ export function OccupancyChart(props: { days: readonly DayOccupancy[]; total: nu
         <line x1={margin.left} x2={width - margin.right} y1={margin.top + plotHeight} y2={margin.top + plotHeight} />
         {props.days.map((day, index) =>
           index % labelEvery === 0 ? (
-            <text key={day.day} x={margin.left + index * band + band / 2} y={margin.top + plotHeight + 18} text-anchor="middle">{shortDay(day.day)}</text>
+            <text key={day.day} x={margin.left + index * band + band / 2} y={margin.top + plotHeight + 18} text-anchor="middle">
+              {shortDay(day.day)}
+            </text>
           ) : null,
         )}
-        <text class="axis-title" x={margin.left + plotWidth / 2} y={height - 8} text-anchor="middle">Day</text>
-        <text class="axis-title" transform={`rotate(-90) translate(${-(margin.top + plotHeight / 2)} 16)`} text-anchor="middle">Units booked</text>
+        <text class="axis-title" x={margin.left + plotWidth / 2} y={height - 8} text-anchor="middle">
+          Day
+        </text>
+        <text class="axis-title" transform={`rotate(-90) translate(${-(margin.top + plotHeight / 2)} 16)`} text-anchor="middle">
+          Units booked
+        </text>
       </g>
     </svg>
   );

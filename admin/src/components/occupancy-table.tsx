@@ -8,12 +8,19 @@ export function OccupancyTable(props: { days: readonly DayOccupancy[]; total: nu
       <table>
         <caption>{props.caption}</caption>
         <thead>
-          <tr><th scope="col">Day</th><th scope="col">Booked</th><th scope="col">Available</th><th scope="col">Capacity</th></tr>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Booked</th>
+            <th scope="col">Available</th>
+            <th scope="col">Capacity</th>
+          </tr>
         </thead>
         <tbody>
           {props.days.map((day) => (
             <tr key={day.day}>
-              <th scope="row"><time dateTime={day.day}>{dayLabel(day.day)}</time></th>
+              <th scope="row">
+                <time dateTime={day.day}>{dayLabel(day.day)}</time>
+              </th>
               <td>{day.booked}</td>
               <td>{day.available}</td>
               <td>{props.total}</td>

@@ -49,12 +49,23 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
       <h3 id="bookings-title">Bookings</h3>
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
-      <p class="help">Bookings that have not ended, earliest first; times in {zone}.{page.total > page.items.length ? ` Showing the first ${page.items.length} of ${page.total}.` : ''}</p>
+      <p class="help">
+        Bookings that have not ended, earliest first; times in {zone}.{page.total > page.items.length ? ` Showing the first ${page.items.length} of ${page.total}.` : ''}
+      </p>
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Bookings of {props.product.name}</caption>
           <thead>
-            <tr><th scope="col">Start</th><th scope="col">End</th><th scope="col">Units</th><th scope="col">Reference</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Start</th>
+              <th scope="col">End</th>
+              <th scope="col">Units</th>
+              <th scope="col">Reference</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {page.items.map((booking) => (
@@ -65,7 +76,11 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
                 <td>{booking.reference ?? '—'}</td>
                 <td>{statusText[booking.status]}</td>
                 <td class="actions">
-                  {booking.status === 'active' && <button type="button" class="danger" onClick={() => void cancel(booking)}>Cancel booking</button>}
+                  {booking.status === 'active' && (
+                    <button type="button" class="danger" onClick={() => void cancel(booking)}>
+                      Cancel booking
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

@@ -13,7 +13,9 @@ export function ProductDetail(props: { product: Product }) {
   useEffect(() => heading.current?.focus(), [props.product._id]);
   return (
     <section class="product-detail" aria-labelledby="product-title">
-      <h2 id="product-title" tabIndex={-1} ref={heading}>{props.product.name}</h2>
+      <h2 id="product-title" tabIndex={-1} ref={heading}>
+        {props.product.name}
+      </h2>
       <ProductOccupancy product={props.product} version={version} />
       <ProductBookings product={props.product} onChanged={() => setVersion((v) => v + 1)} />
     </section>

@@ -9,13 +9,21 @@ export function ProductList(props: { products: readonly Product[]; chosen: strin
       <table>
         <caption class="visually-hidden">Products of this tenant</caption>
         <thead>
-          <tr><th scope="col">Name</th><th scope="col">City</th><th scope="col">Units</th><th scope="col">Status</th><th scope="col">Published</th></tr>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">City</th>
+            <th scope="col">Units</th>
+            <th scope="col">Status</th>
+            <th scope="col">Published</th>
+          </tr>
         </thead>
         <tbody>
           {props.products.map((product) => (
             <tr key={product._id} class={product._id === props.chosen ? 'chosen' : ''}>
               <th scope="row">
-                <button type="button" class="link" aria-pressed={product._id === props.chosen} onClick={() => props.onChoose(product)}>{product.name}</button>
+                <button type="button" class="link" aria-pressed={product._id === props.chosen} onClick={() => props.onChoose(product)}>
+                  {product.name}
+                </button>
               </th>
               <td>{product.city}</td>
               <td>{product.total_items}</td>

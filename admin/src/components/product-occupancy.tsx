@@ -36,7 +36,9 @@ export function ProductOccupancy(props: { product: Product; version: number }) {
   return (
     <section aria-labelledby="occupancy-title">
       <h3 id="occupancy-title">Occupancy</h3>
-      <p class="help">Units booked per day ({availability.time_zone}), out of {availability.total_items}.</p>
+      <p class="help">
+        Units booked per day ({availability.time_zone}), out of {availability.total_items}.
+      </p>
       <figure class="chart-figure">
         <OccupancyChart days={days} total={availability.total_items} title={`Units booked per day, ${range}`} summaryId="occupancy-summary" />
         <figcaption id="occupancy-summary">{describeOccupancy(days, availability.total_items)}</figcaption>

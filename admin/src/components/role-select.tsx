@@ -9,14 +9,12 @@ export const roles: readonly { value: UserRole; label: string }[] = [
 /** A role picker. `label` names it for assistive technology when no visible label does. */
 export function RoleSelect(props: { id: string; value: UserRole; onChange: (role: UserRole) => void; label?: string; disabled?: boolean }) {
   return (
-    <select
-      id={props.id}
-      value={props.value}
-      disabled={props.disabled}
-      {...(props.label ? { 'aria-label': props.label } : {})}
-      onChange={(e) => props.onChange(e.currentTarget.value as UserRole)}
-    >
-      {roles.map((role) => <option key={role.value} value={role.value}>{role.label}</option>)}
+    <select id={props.id} value={props.value} disabled={props.disabled} {...(props.label ? { 'aria-label': props.label } : {})} onChange={(e) => props.onChange(e.currentTarget.value as UserRole)}>
+      {roles.map((role) => (
+        <option key={role.value} value={role.value}>
+          {role.label}
+        </option>
+      ))}
     </select>
   );
 }

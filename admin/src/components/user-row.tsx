@@ -12,12 +12,19 @@ export function UserRow(props: { user: User; self: boolean; onRole: (user: User,
   const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
   return (
     <tr>
-      <th scope="row">{user.email}{props.self && ' (you)'}</th>
+      <th scope="row">
+        {user.email}
+        {props.self && ' (you)'}
+      </th>
       <td>{name || '—'}</td>
       <td>
         <form class="inline" onSubmit={(e) => (e.preventDefault(), props.onRole(user, role))}>
           <RoleSelect id={`role-${user._id}`} label={`Role of ${user.email}`} value={role} disabled={props.self} onChange={setRole} />
-          {!props.self && <button type="submit" class="secondary" disabled={role === user.role}>Change role</button>}
+          {!props.self && (
+            <button type="submit" class="secondary" disabled={role === user.role}>
+              Change role
+            </button>
+          )}
         </form>
       </td>
       <td>{user.totp_enabled ? 'Yes' : 'No'}</td>
@@ -25,9 +32,13 @@ export function UserRow(props: { user: User; self: boolean; onRole: (user: User,
       <td class="actions">
         {!props.self &&
           (user.status === 'active' ? (
-            <button type="button" class="danger" onClick={() => props.onStatus(user, 'disabled')}>Disable</button>
+            <button type="button" class="danger" onClick={() => props.onStatus(user, 'disabled')}>
+              Disable
+            </button>
           ) : (
-            <button type="button" class="secondary" onClick={() => props.onStatus(user, 'active')}>Enable</button>
+            <button type="button" class="secondary" onClick={() => props.onStatus(user, 'active')}>
+              Enable
+            </button>
           ))}
       </td>
     </tr>

@@ -45,7 +45,9 @@ function PublicKeyInput(props: { id: string; value: string; onChange: (pem: stri
       <label for={props.id}>Public key</label>
       <textarea id={props.id} rows={5} required placeholder="-----BEGIN PUBLIC KEY-----" value={props.value} onInput={(e) => props.onChange(e.currentTarget.value)} />
       <div class="row">
-        <button type="button" class="secondary" onClick={() => void generate()}>Generate key pair in browser</button>
+        <button type="button" class="secondary" onClick={() => void generate()}>
+          Generate key pair in browser
+        </button>
         {download && (
           <a class="button" href={download} download={props.fileName}>
             Download private key
@@ -87,7 +89,9 @@ function CapabilityPicker(props: { all: readonly Capability[]; chosen: ReadonlyS
           </optgroup>
         ))}
       </select>
-      <p id="client-capabilities-help" class="help">Only capabilities you hold yourself are offered. Hold Ctrl (⌘ on a Mac) to choose several.</p>
+      <p id="client-capabilities-help" class="help">
+        Only capabilities you hold yourself are offered. Hold Ctrl (⌘ on a Mac) to choose several.
+      </p>
     </>
   );
 }
@@ -99,7 +103,10 @@ function CreateClient(props: { onCreated: (client: ApiClient) => void; onCancel:
   const [publicKey, setPublicKey] = useState('');
   const [error, setError] = useState('');
   useEffect(() => {
-    api.get<{ items: Capability[] }>('/v1/capabilities').then(({ body }) => setAll(body.items), (failure: unknown) => setError(describeError(failure)));
+    api.get<{ items: Capability[] }>('/v1/capabilities').then(
+      ({ body }) => setAll(body.items),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   }, []);
   async function create(event: Event) {
     event.preventDefault();
@@ -120,7 +127,9 @@ function CreateClient(props: { onCreated: (client: ApiClient) => void; onCancel:
       <PublicKeyInput id="client-public-key" value={publicKey} onChange={setPublicKey} fileName={`${name.trim() || 'client'}.key`} />
       <div class="row">
         <button type="submit">Create</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -135,10 +144,12 @@ function Created(props: { client: ApiClient }) {
     <section aria-labelledby="created-title" class="created">
       <h2 id="created-title">Client {props.client.name} created</h2>
       <p>
-        Client ID <code>{props.client.client_id}</code>, key <code>{kid}</code>. Request a token with a <code>private_key_jwt</code> assertion signed by its private key
-        (<code>iss</code> = <code>sub</code> = the client ID, <code>aud</code> = <code>{location.origin}/v1/auth/token</code>), for example with the CLI:
+        Client ID <code>{props.client.client_id}</code>, key <code>{kid}</code>. Request a token with a <code>private_key_jwt</code> assertion signed by its private key (<code>iss</code> ={' '}
+        <code>sub</code> = the client ID, <code>aud</code> = <code>{location.origin}/v1/auth/token</code>), for example with the CLI:
       </p>
-      <pre><code>{example}</code></pre>
+      <pre>
+        <code>{example}</code>
+      </pre>
       <button type="button" class="secondary" onClick={() => void navigator.clipboard.writeText(example).then(() => setCopied(true))}>
         Copy
       </button>
@@ -201,7 +212,10 @@ export function ApiClients() {
     }
   }
   const setDisabled = (client: ApiClient, disabled: boolean) =>
-    act(async () => api.call('PATCH', `/v1/api-clients/${encodeURIComponent(client._id)}`, { body: { disabled }, ifMatch: await etagOf(`/v1/api-clients/${encodeURIComponent(client._id)}`) }), `${client.name} ${disabled ? 'disabled' : 'enabled'}.`);
+    act(
+      async () => api.call('PATCH', `/v1/api-clients/${encodeURIComponent(client._id)}`, { body: { disabled }, ifMatch: await etagOf(`/v1/api-clients/${encodeURIComponent(client._id)}`) }),
+      `${client.name} ${disabled ? 'disabled' : 'enabled'}.`,
+    );
   const remove = (client: ApiClient) =>
     act(async () => api.call('DELETE', `/v1/api-clients/${encodeURIComponent(client._id)}`, { ifMatch: await etagOf(`/v1/api-clients/${encodeURIComponent(client._id)}`) }), `${client.name} deleted.`);
   const sorted = useMemo(() => [...clients], [clients]);
@@ -210,7 +224,9 @@ export function ApiClients() {
     <>
       <div class="page-head">
         <h1>API Clients</h1>
-        <button type="button" onClick={() => (setCreated(undefined), setDialog({ kind: 'create' }))}>New API client</button>
+        <button type="button" onClick={() => (setCreated(undefined), setDialog({ kind: 'create' }))}>
+          New API client
+        </button>
       </div>
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
@@ -219,25 +235,61 @@ export function ApiClients() {
         <table>
           <caption class="visually-hidden">API clients of this tenant</caption>
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Client ID</th><th scope="col">Level</th><th scope="col">Capabilities</th><th scope="col">Keys</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Client ID</th>
+              <th scope="col">Level</th>
+              <th scope="col">Capabilities</th>
+              <th scope="col">Keys</th>
+              <th scope="col">Status</th>
+              <th scope="col">Actions</th>
+            </tr>
           </thead>
           <tbody>
             {sorted.map((client) => (
               <tr key={client._id}>
                 <th scope="row">{client.name}</th>
-                <td><code>{client.client_id}</code></td>
+                <td>
+                  <code>{client.client_id}</code>
+                </td>
                 <td>{client.level}</td>
-                <td><details><summary>{client.capabilities.length}</summary><ul class="plain">{client.capabilities.map((c) => <li key={c}>{c}</li>)}</ul></details></td>
-                <td><ul class="plain">{client.keys.map((k) => <li key={k.kid}><code>{k.kid.slice(0, 12)}</code> {k.alg}{k.active_until ? `, until ${new Date(k.active_until).toLocaleString()}` : ''}</li>)}</ul></td>
+                <td>
+                  <details>
+                    <summary>{client.capabilities.length}</summary>
+                    <ul class="plain">
+                      {client.capabilities.map((c) => (
+                        <li key={c}>{c}</li>
+                      ))}
+                    </ul>
+                  </details>
+                </td>
+                <td>
+                  <ul class="plain">
+                    {client.keys.map((k) => (
+                      <li key={k.kid}>
+                        <code>{k.kid.slice(0, 12)}</code> {k.alg}
+                        {k.active_until ? `, until ${new Date(k.active_until).toLocaleString()}` : ''}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
                 <td>{client.disabled ? 'Disabled' : 'Active'}</td>
                 <td class="actions">
-                  <button type="button" class="secondary" onClick={() => setDialog({ kind: 'rotate', client })}>Rotate key</button>
+                  <button type="button" class="secondary" onClick={() => setDialog({ kind: 'rotate', client })}>
+                    Rotate key
+                  </button>
                   {client.disabled ? (
-                    <button type="button" class="secondary" onClick={() => void setDisabled(client, false)}>Enable</button>
+                    <button type="button" class="secondary" onClick={() => void setDisabled(client, false)}>
+                      Enable
+                    </button>
                   ) : (
-                    <button type="button" class="secondary" onClick={() => void setDisabled(client, true)}>Disable</button>
+                    <button type="button" class="secondary" onClick={() => void setDisabled(client, true)}>
+                      Disable
+                    </button>
                   )}
-                  <button type="button" class="danger" onClick={() => setDialog({ kind: 'delete', client })}>Delete</button>
+                  <button type="button" class="danger" onClick={() => setDialog({ kind: 'delete', client })}>
+                    Delete
+                  </button>
                 </td>
               </tr>
             ))}
@@ -255,8 +307,12 @@ export function ApiClients() {
           <>
             <p>Delete {dialog.client.name}? Its tokens stop working at once. This cannot be undone.</p>
             <div class="row">
-              <button type="button" class="danger" onClick={() => void remove(dialog.client)}>Delete permanently</button>
-              <button type="button" class="secondary" onClick={() => setDialog(undefined)}>Cancel</button>
+              <button type="button" class="danger" onClick={() => void remove(dialog.client)}>
+                Delete permanently
+              </button>
+              <button type="button" class="secondary" onClick={() => setDialog(undefined)}>
+                Cancel
+              </button>
             </div>
           </>
         )}

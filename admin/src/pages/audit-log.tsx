@@ -47,7 +47,13 @@ function Diff(props: { entry: AuditEntry }) {
   return (
     <table class="diff">
       <caption class="visually-hidden">Changed fields</caption>
-      <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Before</th>
+          <th scope="col">After</th>
+        </tr>
+      </thead>
       <tbody>
         {keys.map((key) => {
           const before = props.entry.old_values?.[key];
@@ -55,8 +61,12 @@ function Diff(props: { entry: AuditEntry }) {
           return (
             <tr key={key} class={JSON.stringify(before) === JSON.stringify(after) ? '' : 'changed'}>
               <th scope="row">{key}</th>
-              <td><code>{show(before)}</code></td>
-              <td><code>{show(after)}</code></td>
+              <td>
+                <code>{show(before)}</code>
+              </td>
+              <td>
+                <code>{show(after)}</code>
+              </td>
             </tr>
           );
         })}
@@ -76,7 +86,10 @@ export function AuditLog() {
 
   useEffect(() => {
     setError('');
-    api.get<{ items: AuditEntry[]; total: number }>(`/v1/audit-logs?${query(applied, page)}`).then(({ body }) => setResult(body), (failure: unknown) => setError(describeError(failure)));
+    api.get<{ items: AuditEntry[]; total: number }>(`/v1/audit-logs?${query(applied, page)}`).then(
+      ({ body }) => setResult(body),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   }, [applied, page]);
 
   const pages = Math.max(1, Math.ceil(result.total / perPage));
@@ -103,32 +116,61 @@ export function AuditLog() {
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Audit entries, newest first</caption>
-          <thead><tr><th scope="col">Time</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Resource</th><th scope="col">Record</th><th scope="col"><span class="visually-hidden">Details</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Action</th>
+              <th scope="col">Resource</th>
+              <th scope="col">Record</th>
+              <th scope="col">
+                <span class="visually-hidden">Details</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {result.items.map((entry) => (
               <tr key={entry._id}>
                 <td>{new Date(entry.created_at).toLocaleString()}</td>
-                <td>{entry.actor_type} <code>{entry.actor_id.slice(0, 13)}</code></td>
+                <td>
+                  {entry.actor_type} <code>{entry.actor_id.slice(0, 13)}</code>
+                </td>
                 <td>{entry.action}</td>
                 <td>{entry.resource}</td>
-                <td><code>{entry.record_id?.slice(0, 13) ?? '—'}</code></td>
-                <td><button type="button" class="secondary" onClick={() => setOpen(entry)}>Changes</button></td>
+                <td>
+                  <code>{entry.record_id?.slice(0, 13) ?? '—'}</code>
+                </td>
+                <td>
+                  <button type="button" class="secondary" onClick={() => setOpen(entry)}>
+                    Changes
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
       <nav class="pager" aria-label="Pages">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous page</button>
-        <span>Page {page} of {pages}</span>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>Next page</button>
+        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Previous page
+        </button>
+        <span>
+          Page {page} of {pages}
+        </span>
+        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+          Next page
+        </button>
       </nav>
       <Dialog title="Changes" open={open !== undefined} onClose={() => setOpen(undefined)}>
         {open && (
           <>
-            <p>{open.action} of {open.resource} <code>{open.record_id}</code> by {open.actor_type} <code>{open.actor_id}</code>, {new Date(open.created_at).toLocaleString()}.</p>
+            <p>
+              {open.action} of {open.resource} <code>{open.record_id}</code> by {open.actor_type} <code>{open.actor_id}</code>, {new Date(open.created_at).toLocaleString()}.
+            </p>
             <Diff entry={open} />
-            <button type="button" class="secondary" onClick={() => setOpen(undefined)}>Close</button>
+            <button type="button" class="secondary" onClick={() => setOpen(undefined)}>
+              Close
+            </button>
           </>
         )}
       </Dialog>

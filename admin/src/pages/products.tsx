@@ -11,7 +11,10 @@ export function Products() {
   const [chosen, setChosen] = useState<Product>();
   const [error, setError] = useState('');
   useEffect(() => {
-    api.get<ListPage<Product>>('/v1/products?sort=name&per_page=100').then(({ body }) => setPage(body), (failure: unknown) => setError(describeError(failure)));
+    api.get<ListPage<Product>>('/v1/products?sort=name&per_page=100').then(
+      ({ body }) => setPage(body),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   }, []);
   return (
     <>

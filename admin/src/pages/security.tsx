@@ -8,13 +8,24 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 function Facts(props: { value: Json }) {
   const { value } = props;
   if (value === null || typeof value !== 'object') return <span>{typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value)}</span>;
-  if (Array.isArray(value)) return <ul class="plain">{value.map((item, i) => <li key={i}><Facts value={item} /></li>)}</ul>;
+  if (Array.isArray(value))
+    return (
+      <ul class="plain">
+        {value.map((item, i) => (
+          <li key={i}>
+            <Facts value={item} />
+          </li>
+        ))}
+      </ul>
+    );
   return (
     <dl>
       {Object.entries(value).map(([key, inner]) => (
         <div key={key}>
           <dt>{key.replaceAll('_', ' ')}</dt>
-          <dd><Facts value={inner} /></dd>
+          <dd>
+            <Facts value={inner} />
+          </dd>
         </div>
       ))}
     </dl>
@@ -26,7 +37,10 @@ export function Security() {
   const [posture, setPosture] = useState<Json>();
   const [error, setError] = useState('');
   useEffect(() => {
-    api.get<Json>('/v1/security/json').then(({ body }) => setPosture(body), (failure: unknown) => setError(describeError(failure)));
+    api.get<Json>('/v1/security/json').then(
+      ({ body }) => setPosture(body),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   }, []);
   return (
     <>

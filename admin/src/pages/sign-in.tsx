@@ -118,7 +118,9 @@ export function SignIn() {
           <input id="tenant" name="tenant" required autocomplete="organization" value={tenant} onInput={(e) => setTenant(e.currentTarget.value)} />
           <label for="email">E-mail</label>
           <input id="email" name="email" type="email" required autocomplete="username" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>Send code</button>
+          <button type="submit" disabled={busy}>
+            Send code
+          </button>
         </form>
       )}
       {step.name === 'otp' && (
@@ -126,15 +128,21 @@ export function SignIn() {
           <Notice kind="info">{step.note ?? `If ${email} belongs to an administrator of this tenant, a 6-digit code is on its way.`}</Notice>
           <label for="otp">One-time code</label>
           <input id="otp" name="otp" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>Verify</button>
-          <button type="button" class="secondary" disabled={busy} onClick={() => setStep({ name: 'email' })}>Start over</button>
+          <button type="submit" disabled={busy}>
+            Verify
+          </button>
+          <button type="button" class="secondary" disabled={busy} onClick={() => setStep({ name: 'email' })}>
+            Start over
+          </button>
         </form>
       )}
       {step.name === 'totp' && (
         <form onSubmit={(event) => (event.preventDefault(), void verifyTotp(step.mfaToken))}>
           <label for="totp">Authenticator code</label>
           <input id="totp" name="totp" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>Sign in</button>
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
         </form>
       )}
       {step.name === 'enroll' && step.enrollment && (
@@ -147,7 +155,9 @@ export function SignIn() {
           </p>
           <label for="totp-activate">Code from the app</label>
           <input id="totp-activate" name="totp" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-          <button type="submit" disabled={busy}>Turn on</button>
+          <button type="submit" disabled={busy}>
+            Turn on
+          </button>
         </form>
       )}
       {step.name === 'recovery' && (
@@ -156,16 +166,23 @@ export function SignIn() {
           {step.codes.length > 0 && (
             <>
               <p>Keep these recovery codes somewhere safe. Each works once, and they are shown only now.</p>
-              <ul class="codes">{step.codes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
+              <ul class="codes">
+                {step.codes.map((c) => (
+                  <li key={c}>
+                    <code>{c}</code>
+                  </li>
+                ))}
+              </ul>
             </>
           )}
           <label for="totp-next">Next code from the app</label>
           <input id="totp-next" name="totp" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
           <p class="help">The code you just used is spent: wait for the app to show the next one.</p>
-          <button type="submit" disabled={busy}>Continue</button>
+          <button type="submit" disabled={busy}>
+            Continue
+          </button>
         </form>
       )}
     </main>
   );
 }
-

@@ -44,16 +44,29 @@ export function Users() {
     <>
       <div class="page-head">
         <h1>Users</h1>
-        <button type="button" onClick={() => (setMessage(''), setCreating(true))}>New user</button>
+        <button type="button" onClick={() => (setMessage(''), setCreating(true))}>
+          New user
+        </button>
       </div>
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
-      <p class="help">{page.total} users{page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}. Changes need your authenticator sign-in (TOTP), which this console session has.</p>
+      <p class="help">
+        {page.total} users{page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}. Changes need your authenticator sign-in (TOTP), which this console session has.
+      </p>
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Users of this tenant</caption>
           <thead>
-            <tr><th scope="col">E-mail</th><th scope="col">Name</th><th scope="col">Role</th><th scope="col">TOTP</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">TOTP</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {page.items.map((user) => (

@@ -49,7 +49,11 @@ function CreateWebhook(props: { onCreated: (secret: string) => void }) {
       <input id="webhook-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
       <label for="webhook-events">Events</label>
       <select id="webhook-events" multiple required size={8} onChange={(e) => setEvents([...e.currentTarget.selectedOptions].map((o) => o.value))}>
-        {catalogue.map((name) => <option key={name} value={name}>{name}</option>)}
+        {catalogue.map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
       </select>
       <label for="webhook-description">Description</label>
       <input id="webhook-description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
@@ -63,7 +67,11 @@ function Deliveries(props: { webhook: Webhook }) {
   const [error, setError] = useState('');
   const [message, setMessage] = useState('');
   const base = `/v1/webhooks/${encodeURIComponent(props.webhook._id)}`;
-  const load = () => api.get<{ items: Delivery[] }>(`${base}/deliveries?sort=-created_at&per_page=50`).then(({ body }) => setItems(body.items), (failure: unknown) => setError(describeError(failure)));
+  const load = () =>
+    api.get<{ items: Delivery[] }>(`${base}/deliveries?sort=-created_at&per_page=50`).then(
+      ({ body }) => setItems(body.items),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   useEffect(() => void load(), [props.webhook._id]);
   async function act(path: string, done: string) {
     setError('');
@@ -79,11 +87,24 @@ function Deliveries(props: { webhook: Webhook }) {
     <>
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
-      <button type="button" class="secondary" onClick={() => void act(`${base}/test`, 'Test ping queued.')}>Send test ping</button>
+      <button type="button" class="secondary" onClick={() => void act(`${base}/test`, 'Test ping queued.')}>
+        Send test ping
+      </button>
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Deliveries, newest first</caption>
-          <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {items.map((d) => (
               <tr key={d._id}>
@@ -92,7 +113,11 @@ function Deliveries(props: { webhook: Webhook }) {
                 <td>{d.status}</td>
                 <td>{d.attempts}</td>
                 <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-                <td><button type="button" class="secondary" onClick={() => void act(`${base}/deliveries/${encodeURIComponent(d._id)}/retry`, 'Retry queued.')}>Retry</button></td>
+                <td>
+                  <button type="button" class="secondary" onClick={() => void act(`${base}/deliveries/${encodeURIComponent(d._id)}/retry`, 'Retry queued.')}>
+                    Retry
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -109,33 +134,54 @@ export function Webhooks() {
   const [secret, setSecret] = useState('');
   const [selected, setSelected] = useState<Webhook>();
   const [error, setError] = useState('');
-  const load = () => api.get<{ items: Webhook[] }>('/v1/webhooks?per_page=100').then(({ body }) => setWebhooks(body.items), (failure: unknown) => setError(describeError(failure)));
+  const load = () =>
+    api.get<{ items: Webhook[] }>('/v1/webhooks?per_page=100').then(
+      ({ body }) => setWebhooks(body.items),
+      (failure: unknown) => setError(describeError(failure)),
+    );
   useEffect(() => void load(), []);
   return (
     <>
       <div class="page-head">
         <h1>Webhooks</h1>
-        <button type="button" onClick={() => (setSecret(''), setCreating(true))}>New webhook</button>
+        <button type="button" onClick={() => (setSecret(''), setCreating(true))}>
+          New webhook
+        </button>
       </div>
       <Notice kind="error">{error}</Notice>
       {secret && (
         <section aria-labelledby="secret-title" class="created">
           <h2 id="secret-title">Signing secret</h2>
           <p>Verify deliveries with this secret. It is shown only now.</p>
-          <pre><code>{secret}</code></pre>
+          <pre>
+            <code>{secret}</code>
+          </pre>
         </section>
       )}
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Webhooks of this tenant</caption>
-          <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">Events</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {webhooks.map((w) => (
               <tr key={w._id}>
                 <th scope="row">{w.url}</th>
                 <td>{w.events.join(', ')}</td>
                 <td>{w.active ? 'Active' : 'Inactive'}</td>
-                <td><button type="button" class="secondary" onClick={() => setSelected(w)}>Deliveries</button></td>
+                <td>
+                  <button type="button" class="secondary" onClick={() => setSelected(w)}>
+                    Deliveries
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -146,7 +192,9 @@ export function Webhooks() {
       </Dialog>
       <Dialog title="Deliveries" open={selected !== undefined} onClose={() => setSelected(undefined)}>
         {selected && <Deliveries webhook={selected} />}
-        <button type="button" class="secondary" onClick={() => setSelected(undefined)}>Close</button>
+        <button type="button" class="secondary" onClick={() => setSelected(undefined)}>
+          Close
+        </button>
       </Dialog>
     </>
   );

@@ -12,7 +12,11 @@ export function incomingWebhooksMigration(dialect: SqlDialect): Migration {
   const text = sql.raw(dialect.columnType('string'));
   return {
     async up(db: Db) {
-      await addColumns(db, dialect, 'webhooks', [['direction', 'string'], ['scheme', 'string'], ['ip_allowlist', 'string_list']]);
+      await addColumns(db, dialect, 'webhooks', [
+        ['direction', 'string'],
+        ['scheme', 'string'],
+        ['ip_allowlist', 'string_list'],
+      ]);
       await sql`update webhooks set direction = 'outgoing' where direction is null`.execute(db);
       await db.schema
         .createTable('webhook_received')

@@ -19,8 +19,15 @@ export function productBookingSpansMigration(dialect: SqlDialect): Migration {
         .execute();
       const longest = new Map<string, number>();
       const page = 5_000;
-      for (let after = ''; ; ) {
-        const rows = await db.selectFrom('bookings').select(['_id', 'product_id', 'start_time', 'end_time']).where('deleted_at', 'is', null).where('_id', '>', after).orderBy('_id').limit(page).execute();
+      for (let after = ''; ;) {
+        const rows = await db
+          .selectFrom('bookings')
+          .select(['_id', 'product_id', 'start_time', 'end_time'])
+          .where('deleted_at', 'is', null)
+          .where('_id', '>', after)
+          .orderBy('_id')
+          .limit(page)
+          .execute();
         for (const row of rows) {
           const span = Date.parse(String(dialect.fromDb('timestamp', row.end_time))) - Date.parse(String(dialect.fromDb('timestamp', row.start_time)));
           const product = String(row.product_id);
@@ -30,7 +37,11 @@ export function productBookingSpansMigration(dialect: SqlDialect): Migration {
         after = String(rows[rows.length - 1]?._id);
       }
       const entries = [...longest].map(([product_id, longest_ms]) => ({ product_id, longest_ms }));
-      for (let i = 0; i < entries.length; i += 500) await db.insertInto('product_booking_spans').values(entries.slice(i, i + 500)).execute();
+      for (let i = 0; i < entries.length; i += 500)
+        await db
+          .insertInto('product_booking_spans')
+          .values(entries.slice(i, i + 500))
+          .execute();
     },
   };
 }

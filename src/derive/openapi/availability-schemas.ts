@@ -7,7 +7,7 @@ import type { OpenApiObject, Schema } from './types.js';
 
 const products = getResource('products');
 
-const boundText = 'A date `YYYY-MM-DD` (midnight in the product\'s `time_zone`) or an ISO 8601 timestamp with a zone (`2030-03-31T10:00:00Z`).';
+const boundText = "A date `YYYY-MM-DD` (midnight in the product's `time_zone`) or an ISO 8601 timestamp with a zone (`2030-03-31T10:00:00Z`).";
 
 /** `from` and `to` of both availability operations; the search checks them with the same format. */
 const rangeProperties: Readonly<Record<string, Schema>> = {
@@ -17,7 +17,7 @@ const rangeProperties: Readonly<Record<string, Schema>> = {
 const rangeDescriptions = {
   from: `Start of the range (inclusive). ${boundText}`,
   to: `End of the range (exclusive), after \`from\`. ${boundText}`,
-  granularity: 'Local calendar days (at most 366 slots) or local clock hours (at most 744 slots) of the product\'s time zone.',
+  granularity: "Local calendar days (at most 366 slots) or local clock hours (at most 744 slots) of the product's time zone.",
 };
 
 /**
@@ -52,7 +52,7 @@ export const productAvailabilitySchema: Schema = {
   properties: {
     product_id: { type: 'string' },
     total_items: { type: 'integer', minimum: 0 },
-    time_zone: { type: 'string', description: 'The product\'s IANA time zone; slots are its local days or hours.' },
+    time_zone: { type: 'string', description: "The product's IANA time zone; slots are its local days or hours." },
     from: { ...instant, description: 'Start of the first slot (the local boundary at or before the requested `from`).' },
     to: { ...instant, description: 'End of the last slot (the local boundary at or after the requested `to`).' },
     granularity: { type: 'string', enum: ['day', 'hour'] },

@@ -67,7 +67,8 @@ export const parameterComponents: Record<string, OpenApiObject> = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: 'Makes a retried POST safe (draft-ietf-httpapi-idempotency-key-header): the first answer is stored for 24 h per client and URL and replayed for the same body (`Idempotency-Replayed: true`); a different body is a 422, a repeat while the first runs a 409.',
+    description:
+      'Makes a retried POST safe (draft-ietf-httpapi-idempotency-key-header): the first answer is stored for 24 h per client and URL and replayed for the same body (`Idempotency-Replayed: true`); a different body is a 422, a repeat while the first runs a 409.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
   },
   DPoP: {

@@ -79,7 +79,11 @@ const problemResponses: readonly { status: string; name: string; text: string; h
   { status: '403', name: 'Forbidden', text: 'The token lacks the capability, the source address is not allowed, or a field or tenant is off limits.', headers: ['WWW-Authenticate'] },
   { status: '404', name: 'NotFound', text: "No such record, soft-deleted, or outside the caller's tenants." },
   { status: '405', name: 'MethodNotAllowed', text: 'The path exists but not with this method (any path, any method not listed for it).', headers: ['Allow'] },
-  { status: '409', name: 'Conflict', text: 'The record still has live child records (cascade deny), an active legal hold covers it (`holds`), a booking would exceed the product\'s units (`capacity_exceeded` with `available` and `conflicts`), the product takes no bookings (`product_unavailable`), a status change is not allowed (`invalid_transition` with `allowed`), or a request with the same `Idempotency-Key` is still running.' },
+  {
+    status: '409',
+    name: 'Conflict',
+    text: "The record still has live child records (cascade deny), an active legal hold covers it (`holds`), a booking would exceed the product's units (`capacity_exceeded` with `available` and `conflicts`), the product takes no bookings (`product_unavailable`), a status change is not allowed (`invalid_transition` with `allowed`), or a request with the same `Idempotency-Key` is still running.",
+  },
   { status: '422', name: 'UnprocessableContent', text: 'The `Idempotency-Key` was first used with a different request body.' },
   { status: '412', name: 'PreconditionFailed', text: '`If-Match` is not the current ETag; read the record again and retry.' },
   { status: '413', name: 'PayloadTooLarge', text: 'The body exceeds BODY_LIMIT_BYTES (100 KiB by default).' },

@@ -33,59 +33,105 @@ function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] =
   const id = ref('parameters', 'id');
   const ifMatch = ref('parameters', 'IfMatch');
   const build: Record<ResourceOperation, () => [string, Operation]> = {
-    list: () => [operationKey('GET', collection), {
-      operationId: operationId('list', resource), summary: `List ${resource.name}`, tags,
-      description: `Filter, sort, select fields and page through ${resource.name}. ${slashNote(collection)}`,
-      parameters: listParameters(resource),
-      responses: {
-        200: { description: 'One page of records.', headers: headers('X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'), content: json(ref('schemas', schemaName(resource, 'List'))) },
-        ...problems('400'),
-      },
-    }],
-    create: () => [operationKey('POST', collection), {
-      operationId: operationId('create', resource), summary: `Create a record of ${resource.name}`, tags,
-      description: `Writes the record and its audit entry in one transaction. ${slashNote(collection)}`,
-      requestBody: { required: true, content: json(ref('schemas', schemaName(resource, 'Create'))) },
-      responses: {
-        201: {
-          description: resource.shownOnCreate ? `Created. Also carries, this once only: ${Object.entries(resource.shownOnCreate).map(([name, text]) => `\`${name}\` — ${text}`).join('; ')}` : 'Created.',
-          headers: headers('ETag', 'Location'),
-          content: json(resource.shownOnCreate ? { allOf: [record, { type: 'object', properties: Object.fromEntries(Object.keys(resource.shownOnCreate).map((name) => [name, { type: 'string' }])), required: Object.keys(resource.shownOnCreate) }] } : record),
+    list: () => [
+      operationKey('GET', collection),
+      {
+        operationId: operationId('list', resource),
+        summary: `List ${resource.name}`,
+        tags,
+        description: `Filter, sort, select fields and page through ${resource.name}. ${slashNote(collection)}`,
+        parameters: listParameters(resource),
+        responses: {
+          200: { description: 'One page of records.', headers: headers('X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'), content: json(ref('schemas', schemaName(resource, 'List'))) },
+          ...problems('400'),
         },
-        ...problems('400', '413', '415'),
       },
-    }],
-    read: () => [operationKey('GET', item), {
-      operationId: operationId('read', resource), summary: `Read a record of ${resource.name}`, tags, parameters: [id],
-      responses: { 200: { description: 'The record.', headers: headers('ETag'), content: json(record) }, ...problems('404') },
-    }],
-    update: () => [operationKey('PATCH', item), {
-      operationId: operationId('update', resource), summary: `Update a record of ${resource.name}`, tags, parameters: [id, ifMatch],
-      description: 'Only the fields to change. Needs the current ETag in `If-Match`.',
-      requestBody: { required: true, content: json(ref('schemas', schemaName(resource, 'Update'))) },
-      responses: { 200: { description: 'The updated record, with its new ETag.', headers: headers('ETag'), content: json(record) }, ...problems('400', '404', '412', '413', '415', '428') },
-    }],
-    delete: () => [operationKey('DELETE', item), {
-      operationId: operationId('delete', resource), summary: `Delete a record of ${resource.name}`, tags, parameters: [id, ifMatch],
-      description: 'Soft delete; the audit trail keeps a full snapshot. Refused (409) while live child records exist.',
-      responses: { 204: { description: 'Deleted.' }, ...problems('404', '409', '412', '428') },
-    }],
-    export: () => [operationKey('GET', `${collection}/export`), {
-      operationId: operationId('export', resource), summary: `Export ${resource.name}`, tags,
-      description: 'Every record matching the list filters, without page limit, streamed as NDJSON (one record per line) or CSV.',
-      parameters: exportParameters(resource),
-      responses: {
-        200: {
-          description: 'The matching records.',
-          headers: headers('Content-Disposition'),
-          content: {
-            'application/x-ndjson': { schema: { type: 'string' }, 'x-item-schema': ref('schemas', schemaName(resource, 'ListItem')) },
-            'text/csv': { schema: { type: 'string' } },
+    ],
+    create: () => [
+      operationKey('POST', collection),
+      {
+        operationId: operationId('create', resource),
+        summary: `Create a record of ${resource.name}`,
+        tags,
+        description: `Writes the record and its audit entry in one transaction. ${slashNote(collection)}`,
+        requestBody: { required: true, content: json(ref('schemas', schemaName(resource, 'Create'))) },
+        responses: {
+          201: {
+            description: resource.shownOnCreate
+              ? `Created. Also carries, this once only: ${Object.entries(resource.shownOnCreate)
+                  .map(([name, text]) => `\`${name}\` — ${text}`)
+                  .join('; ')}`
+              : 'Created.',
+            headers: headers('ETag', 'Location'),
+            content: json(
+              resource.shownOnCreate
+                ? {
+                    allOf: [
+                      record,
+                      { type: 'object', properties: Object.fromEntries(Object.keys(resource.shownOnCreate).map((name) => [name, { type: 'string' }])), required: Object.keys(resource.shownOnCreate) },
+                    ],
+                  }
+                : record,
+            ),
           },
+          ...problems('400', '413', '415'),
         },
-        ...problems('400'),
       },
-    }],
+    ],
+    read: () => [
+      operationKey('GET', item),
+      {
+        operationId: operationId('read', resource),
+        summary: `Read a record of ${resource.name}`,
+        tags,
+        parameters: [id],
+        responses: { 200: { description: 'The record.', headers: headers('ETag'), content: json(record) }, ...problems('404') },
+      },
+    ],
+    update: () => [
+      operationKey('PATCH', item),
+      {
+        operationId: operationId('update', resource),
+        summary: `Update a record of ${resource.name}`,
+        tags,
+        parameters: [id, ifMatch],
+        description: 'Only the fields to change. Needs the current ETag in `If-Match`.',
+        requestBody: { required: true, content: json(ref('schemas', schemaName(resource, 'Update'))) },
+        responses: { 200: { description: 'The updated record, with its new ETag.', headers: headers('ETag'), content: json(record) }, ...problems('400', '404', '412', '413', '415', '428') },
+      },
+    ],
+    delete: () => [
+      operationKey('DELETE', item),
+      {
+        operationId: operationId('delete', resource),
+        summary: `Delete a record of ${resource.name}`,
+        tags,
+        parameters: [id, ifMatch],
+        description: 'Soft delete; the audit trail keeps a full snapshot. Refused (409) while live child records exist.',
+        responses: { 204: { description: 'Deleted.' }, ...problems('404', '409', '412', '428') },
+      },
+    ],
+    export: () => [
+      operationKey('GET', `${collection}/export`),
+      {
+        operationId: operationId('export', resource),
+        summary: `Export ${resource.name}`,
+        tags,
+        description: 'Every record matching the list filters, without page limit, streamed as NDJSON (one record per line) or CSV.',
+        parameters: exportParameters(resource),
+        responses: {
+          200: {
+            description: 'The matching records.',
+            headers: headers('Content-Disposition'),
+            content: {
+              'application/x-ndjson': { schema: { type: 'string' }, 'x-item-schema': ref('schemas', schemaName(resource, 'ListItem')) },
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
+          ...problems('400'),
+        },
+      },
+    ],
   };
   return ops.map((op) => build[op]());
 }

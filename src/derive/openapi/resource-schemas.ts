@@ -9,7 +9,10 @@ export type SchemaKind = 'Record' | 'ListItem' | 'List' | 'Create' | 'Update';
 
 /** Component name of a resource schema: `service-charges` + `Create` → `ServiceChargesCreate`. */
 export function schemaName(resource: ResourceDef, kind: SchemaKind): string {
-  const pascal = resource.name.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  const pascal = resource.name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
   return `${pascal}${kind}`;
 }
 

@@ -45,7 +45,12 @@ export const serviceSchemas: Record<string, Schema> = {
   AuthorizationServerMetadata: {
     type: 'object',
     description: 'RFC 8414 metadata of the issuer `{PUBLIC_URL}/v1`.',
-    properties: { issuer: { type: 'string', format: 'uri' }, token_endpoint: { type: 'string', format: 'uri' }, jwks_uri: { type: 'string', format: 'uri' }, scopes_supported: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      issuer: { type: 'string', format: 'uri' },
+      token_endpoint: { type: 'string', format: 'uri' },
+      jwks_uri: { type: 'string', format: 'uri' },
+      scopes_supported: { type: 'array', items: { type: 'string' } },
+    },
     required: ['issuer', 'token_endpoint', 'jwks_uri'],
   },
 };
@@ -67,31 +72,60 @@ export function serviceOperations(): [string, Operation][] {
   const metadata = jsonOf('AuthorizationServerMetadata');
   return [
     get('/health', 'health', 'Liveness', 'operations', healthJson),
-    [operationKey('GET', '/ready'), {
-      operationId: 'ready', summary: 'Readiness: database reachable and migrations applied', tags: ['operations'],
-      responses: { 200: { description: 'Ready.', content: healthJson }, 503: { description: 'Not ready (database, migrations, or shutting down).', content: healthJson } },
-    }],
+    [
+      operationKey('GET', '/ready'),
+      {
+        operationId: 'ready',
+        summary: 'Readiness: database reachable and migrations applied',
+        tags: ['operations'],
+        responses: { 200: { description: 'Ready.', content: healthJson }, 503: { description: 'Not ready (database, migrations, or shutting down).', content: healthJson } },
+      },
+    ],
     get('/.well-known/jwks.json', 'jwks', 'Access-token verification keys', 'discovery', { 'application/jwk-set+json': { schema: ref('schemas', 'Jwks') } }),
     get('/.well-known/oauth-authorization-server/v1', 'authorization_server_metadata', 'RFC 8414 authorization server metadata', 'discovery', metadata),
     get('/.well-known/oauth-authorization-server', 'authorization_server_metadata_root', 'RFC 8414 metadata (without the issuer path)', 'discovery', metadata),
     get('/.well-known/security.txt', 'security_txt', 'RFC 9116 security contact', 'discovery', { 'text/plain': { schema: { type: 'string' } } }),
-    get('/v1/capabilities', 'list_capabilities', 'Every capability, derived from the registry, and the end-user roles\' capability sets', 'discovery', jsonOf('CapabilityList')),
-    get('/v1/openapi.json', 'openapi', 'This OpenAPI document', 'discovery', { 'application/json': { schema: { type: 'object' } } }, {
-      responses: { 200: { description: 'The OpenAPI 3.1 document.', headers: cached, content: { 'application/json': { schema: { type: 'object' } } } } },
-    }),
+    get('/v1/capabilities', 'list_capabilities', "Every capability, derived from the registry, and the end-user roles' capability sets", 'discovery', jsonOf('CapabilityList')),
+    get(
+      '/v1/openapi.json',
+      'openapi',
+      'This OpenAPI document',
+      'discovery',
+      { 'application/json': { schema: { type: 'object' } } },
+      {
+        responses: { 200: { description: 'The OpenAPI 3.1 document.', headers: cached, content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    ),
     get('/docs', 'docs', 'Rendered API documentation (Swagger UI)', 'discovery', { 'text/html': { schema: { type: 'string' } } }),
     get('/v1/security/json', 'security_posture', 'Security posture', 'security', { 'application/json': { schema: { type: 'object' } } }),
-    get('/v1/security/sbom', 'security_sbom', 'Software bill of materials (CycloneDX JSON)', 'security', { 'application/vnd.cyclonedx+json': { schema: { type: 'object' } }, 'application/json': { schema: { type: 'object' } } }),
+    get('/v1/security/sbom', 'security_sbom', 'Software bill of materials (CycloneDX JSON)', 'security', {
+      'application/vnd.cyclonedx+json': { schema: { type: 'object' } },
+      'application/json': { schema: { type: 'object' } },
+    }),
     get('/v1/security/questionnaire', 'security_questionnaire', 'Pre-filled security questionnaire', 'security', { 'application/json': { schema: { type: 'object' } } }),
     get('/status', 'status_page', 'Public status page', 'operations', { 'text/html': { schema: { type: 'string' } } }),
     get('/admin', 'admin_console', 'Administration console (single-page app; sign-in by e-mail one-time password and TOTP)', 'operations', { 'text/html': { schema: { type: 'string' } } }),
-    get('/admin/assets/{file}', 'admin_console_asset', 'A content-hashed script or style sheet of the administration console', 'operations', { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } }, {
-      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
-    }),
-    get('/metrics', 'metrics', 'Prometheus metrics', 'operations', { 'text/plain': { schema: { type: 'string' } } }, {
-      description: 'Not an OAuth route: `Authorization: Bearer <METRICS_TOKEN>`, or no header from a network in `METRICS_ALLOW` (docs/operations.md).',
-      security: [{ metricsToken: [] }, {}],
-      responses: { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...problems('401', '403') },
-    }),
+    get(
+      '/admin/assets/{file}',
+      'admin_console_asset',
+      'A content-hashed script or style sheet of the administration console',
+      'operations',
+      { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } },
+      {
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+      },
+    ),
+    get(
+      '/metrics',
+      'metrics',
+      'Prometheus metrics',
+      'operations',
+      { 'text/plain': { schema: { type: 'string' } } },
+      {
+        description: 'Not an OAuth route: `Authorization: Bearer <METRICS_TOKEN>`, or no header from a network in `METRICS_ALLOW` (docs/operations.md).',
+        security: [{ metricsToken: [] }, {}],
+        responses: { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...problems('401', '403') },
+      },
+    ),
   ];
 }

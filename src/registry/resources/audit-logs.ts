@@ -17,7 +17,21 @@ export const auditLogs = defineResource({
     action: { type: 'string', description: '`create`, `update`, `delete` or a sub-operation / security event name.', serverOwned: true, filterable: true, sortable: true, gdpr: 'none' },
     resource: { type: 'string', description: 'Resource name.', serverOwned: true, filterable: true, sortable: true, gdpr: 'none' },
     record_id: { type: 'string', description: 'Affected record.', serverOwned: true, nullable: true, filterable: true, gdpr: 'pseudonymous' },
-    old_values: { type: 'object', description: 'Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability.', serverOwned: true, nullable: true, gdpr: 'personal', valuesOf: 'resource' },
-    new_values: { type: 'object', description: 'Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability.', serverOwned: true, nullable: true, gdpr: 'personal', valuesOf: 'resource' },
+    old_values: {
+      type: 'object',
+      description: 'Changed fields before (full snapshot on delete). Sensitive fields of the audited resource are shown only to readers holding their read capability.',
+      serverOwned: true,
+      nullable: true,
+      gdpr: 'personal',
+      valuesOf: 'resource',
+    },
+    new_values: {
+      type: 'object',
+      description: 'Changed fields after. Sensitive fields of the audited resource are shown only to readers holding their read capability.',
+      serverOwned: true,
+      nullable: true,
+      gdpr: 'personal',
+      valuesOf: 'resource',
+    },
   },
 });

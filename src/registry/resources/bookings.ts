@@ -6,7 +6,10 @@ export const bookings = defineResource({
   description: 'A reservation of a product for a time range.',
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  indexes: [['status', 'start_time'], ['product_id', 'start_time']],
+  indexes: [
+    ['status', 'start_time'],
+    ['product_id', 'start_time'],
+  ],
   // Holdings of a product over a time range, of every tenant (capacity and availability):
   // covering, so the scan never visits the table (`deleted_at` included for SQLite: 0019).
   crossTenantIndexes: { bookings_holdings_idx: ['product_id', 'start_time', 'end_time', 'status', 'quantity', '_id', 'deleted_at'] },

@@ -6,7 +6,10 @@ export const orders = defineResource({
   description: 'A purchase of a product for a time range.',
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  indexes: [['status', 'start_time'], ['product_id', 'start_time']],
+  indexes: [
+    ['status', 'start_time'],
+    ['product_id', 'start_time'],
+  ],
   fields: {
     product_id: { type: 'reference', references: 'products', description: 'Ordered product.', required: true, immutable: true, filterable: true, sortable: true, gdpr: 'none' },
     user_id: { type: 'reference', references: 'users', description: 'Ordering end user.', nullable: true, filterable: true, gdpr: 'pseudonymous' },

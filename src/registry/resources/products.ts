@@ -15,7 +15,15 @@ export const products = defineResource({
     country: { type: 'string', description: 'ISO 3166-1 alpha-2 country code.', maxLength: 2, nullable: true, filterable: true, gdpr: 'none' },
     total_items: { type: 'integer', description: 'Number of bookable units.', required: true, minimum: 0, maximum: 1_000_000, filterable: true, sortable: true, gdpr: 'none' },
     status: { type: 'string', description: 'Lifecycle state.', enum: ['active', 'maintenance', 'retired'], default: 'active', filterable: true, sortable: true, gdpr: 'none' },
-    time_zone: { type: 'string', format: 'time-zone', description: 'IANA time zone of the product: its availability days and hours are local to it.', default: 'UTC', maxLength: 64, filterable: true, gdpr: 'none' },
+    time_zone: {
+      type: 'string',
+      format: 'time-zone',
+      description: 'IANA time zone of the product: its availability days and hours are local to it.',
+      default: 'UTC',
+      maxLength: 64,
+      filterable: true,
+      gdpr: 'none',
+    },
     is_published: { type: 'boolean', description: 'Visible to end users.', default: false, filterable: true, sortable: true, gdpr: 'none' },
   },
 });

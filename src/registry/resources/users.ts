@@ -9,7 +9,16 @@ export const users = defineResource({
   // both declared as actions in src/actions/gdpr-actions.ts.
   operations: ['list', 'read', 'create', 'update', 'delete'],
   fields: {
-    email: { type: 'string', format: 'email', description: 'E-mail address (unique per tenant is not enforced).', required: true, maxLength: 254, sensitive: true, gdpr: 'personal', erasure: 'redact' },
+    email: {
+      type: 'string',
+      format: 'email',
+      description: 'E-mail address (unique per tenant is not enforced).',
+      required: true,
+      maxLength: 254,
+      sensitive: true,
+      gdpr: 'personal',
+      erasure: 'redact',
+    },
     phone: { type: 'string', format: 'phone', description: 'Phone number, E.164.', maxLength: 20, nullable: true, sensitive: true, gdpr: 'personal', erasure: 'null' },
     first_name: { type: 'string', description: 'Given name.', maxLength: 120, nullable: true, gdpr: 'personal', erasure: 'redact' },
     last_name: { type: 'string', description: 'Family name.', maxLength: 120, nullable: true, gdpr: 'personal', erasure: 'redact' },

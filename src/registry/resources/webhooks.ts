@@ -6,9 +6,20 @@ export const webhooks = defineResource({
   description: 'A webhook: outgoing (the service posts its events to `url`) or incoming (a sender such as Stripe posts to `/v1/webhooks/{id}/receive`).',
   tenancy: 'owned',
   operations: ['list', 'read', 'create', 'update', 'delete'],
-  shownOnCreate: { secret: 'Signing secret (`whsec_` + base64): shown in the create answer only (not for `stripe`, whose secret the caller supplies), never readable afterwards; rotate with POST /v1/webhooks/{id}/rotate-secret.' },
+  shownOnCreate: {
+    secret:
+      'Signing secret (`whsec_` + base64): shown in the create answer only (not for `stripe`, whose secret the caller supplies), never readable afterwards; rotate with POST /v1/webhooks/{id}/rotate-secret.',
+  },
   fields: {
-    direction: { type: 'string', enum: ['outgoing', 'incoming'], default: 'outgoing', immutable: true, filterable: true, description: '`outgoing`: the service sends events to `url`; `incoming`: a sender posts to `/v1/webhooks/{id}/receive`.', gdpr: 'none' },
+    direction: {
+      type: 'string',
+      enum: ['outgoing', 'incoming'],
+      default: 'outgoing',
+      immutable: true,
+      filterable: true,
+      description: '`outgoing`: the service sends events to `url`; `incoming`: a sender posts to `/v1/webhooks/{id}/receive`.',
+      gdpr: 'none',
+    },
     url: { type: 'string', format: 'uri', description: 'Outgoing: the HTTPS endpoint that receives events (required).', nullable: true, maxLength: 2000, filterable: true, gdpr: 'none' },
     events: { type: 'string_list', description: 'Outgoing: event names delivered to the endpoint (required).', default: [], maxItems: 100, gdpr: 'none' },
     scheme: { type: 'string', enum: ['standard-webhooks', 'stripe'], nullable: true, immutable: true, description: 'Incoming: how the sender signs (required for incoming).', gdpr: 'none' },

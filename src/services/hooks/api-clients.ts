@@ -9,7 +9,9 @@ import type { ResourceHooks } from '../resource-hooks.js';
 export function checkGrantable(principal: Principal, capabilities: readonly string[]): void {
   const beyond = capabilities.filter((c) => !hasCapability(principal, c));
   if (beyond.length > 0) {
-    throw new ApiError('insufficient_scope', `A client cannot be granted capabilities its creator lacks: ${beyond.join(', ')}`, { errors: beyond.map((c) => ({ field: 'capabilities', message: `caller lacks ${c}` })) });
+    throw new ApiError('insufficient_scope', `A client cannot be granted capabilities its creator lacks: ${beyond.join(', ')}`, {
+      errors: beyond.map((c) => ({ field: 'capabilities', message: `caller lacks ${c}` })),
+    });
   }
 }
 
@@ -41,7 +43,10 @@ export function apiClientHooks(options: { readonly overlapDays: number }): Resou
     // The security pipeline caches clients (disabled, allowlist, capabilities).
     invalidates: 'client',
     async expand(db, _dialect, records) {
-      const keys = await listClientKeys(db, records.map((r) => String(r._id)));
+      const keys = await listClientKeys(
+        db,
+        records.map((r) => String(r._id)),
+      );
       for (const record of records) record.keys = keys.get(String(record._id)) ?? [];
     },
   };

@@ -18,9 +18,7 @@ import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 const adminEmail = 'console-admin@example.test';
 const staffEmail = 'console-staff@example.test';
 // The docs' screenshots are rewritten only on request, so a test run leaves the tree clean.
-const shots = process.env.UPDATE_SCREENSHOTS === '1'
-  ? fileURLToPath(new URL('../../../docs/admin/', import.meta.url))
-  : mkdtempSync(join(tmpdir(), 'console-shots-'));
+const shots = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../docs/admin/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'console-shots-'));
 /** Each console page: screenshot name, how to reach it, its heading. */
 const pages = [
   ['settings', 'Settings', 'Settings'],
@@ -145,11 +143,16 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
         }
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-        for (const [width, height, suffix] of [[1280, 800, 'desktop'], [390, 844, 'phone']] as const) {
+        for (const [width, height, suffix] of [
+          [1280, 800, 'desktop'],
+          [390, 844, 'phone'],
+        ] as const) {
           await page.setViewportSize({ width, height });
           expect(await seriousAxeViolations(page), `${name} ${suffix}`).toEqual([]);
           const widths = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');
-          const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
+          const wide = await page.evaluate<string[]>(
+            `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
+          );
           if (suffix === 'phone') expect(widths.scroll, `${name} overflows at phone width: ${wide.join(', ')}`).toBeLessThanOrEqual(widths.inner);
           await page.screenshot({ path: join(shots, `${name}-${suffix}.png`), fullPage: true });
         }
@@ -196,7 +199,13 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
     await waitFor(smtp.messages, before + 1);
     const verified = await h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: started.json().challenge_id, code: codeIn(smtp.messages[before]) } });
     const staffToken = verified.json().access_token as string;
-    for (const [method, url] of [['GET', '/v1/api-clients'], ['POST', '/v1/api-clients'], ['GET', '/v1/audit-logs'], ['GET', '/v1/security/json'], ['POST', '/v1/webhooks']] as const) {
+    for (const [method, url] of [
+      ['GET', '/v1/api-clients'],
+      ['POST', '/v1/api-clients'],
+      ['GET', '/v1/audit-logs'],
+      ['GET', '/v1/security/json'],
+      ['POST', '/v1/webhooks'],
+    ] as const) {
       expect((await h.request({ method, url, token: staffToken, ...(method === 'POST' ? { body: {} } : {}) })).statusCode, `${method} ${url}`).toBe(403);
     }
   }, 60_000);

@@ -24,7 +24,10 @@ function day(days: number): string {
 
 /** The occupancy table's cells for one day: booked, available, capacity. */
 async function occupancyOf(page: Page, date: string): Promise<string[]> {
-  const row = page.getByRole('table', { name: /^Occupancy of Harbour Loft/ }).getByRole('row').filter({ has: page.locator(`time[datetime="${date}"]`) });
+  const row = page
+    .getByRole('table', { name: /^Occupancy of Harbour Loft/ })
+    .getByRole('row')
+    .filter({ has: page.locator(`time[datetime="${date}"]`) });
   return row.getByRole('cell').allTextContents();
 }
 
@@ -48,7 +51,8 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     h = await createHarness('sqlite', { adminDir: await adminBundle(), env: { SMTP_URL: smtp.url } });
     tenant = await h.tenant('Console products');
     const scope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
-    for (const email of [adminEmail, usersAdminEmail, otpOnlyAdminEmail]) await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email, role: 'admin' });
+    for (const email of [adminEmail, usersAdminEmail, otpOnlyAdminEmail])
+      await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email, role: 'admin' });
     apiToken = await h.bearer(tenant, [...crud('products'), ...crud('bookings'), 'users:list', 'users:read', 'users:read:email', 'audit-logs:list']);
     // Two products through the API; the loft gets bookings over the next days (UTC).
     const loft = await api('POST', '/v1/products', { name: 'Harbour Loft', address: 'Kai 1', city: 'Hamburg', zip_code: '20457', total_items: 4 });
@@ -83,10 +87,9 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     return ((await api('GET', '/v1/users?role=admin')).items as { _id: string; email: string }[]).find((u) => u.email === email)?._id;
   }
 
-  it('charts a product\'s occupancy with a table alternative and cancels a booking', async () => {
+  it("charts a product's occupancy with a table alternative and cancels a booking", async () => {
     const { page, problems, close } = await consolePage(adminEmail);
     try {
-
       // Products: the list, then the loft's 30 days.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Products' }).click();
       await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
@@ -98,7 +101,9 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
       await chart.or(page.getByRole('alert')).first().waitFor();
       expect(await page.getByRole('alert').allTextContents()).toEqual([]);
       expect(await chart.getAttribute('aria-describedby')).toBe('occupancy-summary');
-      expect(await page.locator('#occupancy-summary').textContent()).toMatch(new RegExp(`^Peak: 4 of 4 units booked on \\w{3} ${day(2)}\\. 4 of 30 days have bookings\\. Fully booked: \\w{3} ${day(2)}\\.$`));
+      expect(await page.locator('#occupancy-summary').textContent()).toMatch(
+        new RegExp(`^Peak: 4 of 4 units booked on \\w{3} ${day(2)}\\. 4 of 30 days have bookings\\. Fully booked: \\w{3} ${day(2)}\\.$`),
+      );
       expect(await chart.locator('text.axis-title').allTextContents()).toEqual(['Day', 'Units booked']);
 
       // The table alternative: the same numbers, one row per day.
@@ -130,7 +135,11 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
       const cancelled = await api('GET', `/v1/bookings/${bookings['B-B']}`);
       expect(cancelled.status).toBe('cancelled');
       expect((await api('GET', `/v1/bookings/${bookings['B-A']}`)).status).toBe('active');
-      const audit = (await api('GET', `/v1/audit-logs?resource=bookings&record_id=${bookings['B-B']}&action=update`)).items as { actor_type: string; actor_id: string; new_values: { status?: string } }[];
+      const audit = (await api('GET', `/v1/audit-logs?resource=bookings&record_id=${bookings['B-B']}&action=update`)).items as {
+        actor_type: string;
+        actor_id: string;
+        new_values: { status?: string };
+      }[];
       expect(audit).toHaveLength(1);
       expect(audit[0]?.actor_type).toBe('user');
       expect(audit[0]?.new_values.status).toBe('cancelled');
@@ -178,7 +187,10 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
       // The same writes with an administrator's one-factor token: step-up demanded (RFC 9470), nothing changed.
       const otpOnly = await signInByEmail(h, smtp, tenant, otpOnlyAdminEmail, { advance: () => undefined, now: () => Date.now() });
       const etag = String((await h.request({ method: 'GET', url: userPath, token: apiToken })).headers.etag);
-      for (const [method, url, body, headers] of [['POST', '/v1/users', { email: 'nope@example.test', role: 'staff' }, {}], ['PATCH', userPath, { role: 'staff' }, { 'if-match': etag }]] as const) {
+      for (const [method, url, body, headers] of [
+        ['POST', '/v1/users', { email: 'nope@example.test', role: 'staff' }, {}],
+        ['PATCH', userPath, { role: 'staff' }, { 'if-match': etag }],
+      ] as const) {
         const refused = await h.request({ method, url, token: otpOnly, body, headers });
         expect(refused.statusCode, `${method} ${url}`).toBe(401);
         expect(refused.json().code).toBe('mfa_required');

@@ -34,13 +34,23 @@ describe.each(dialects)('audit trail on %s', (dialect) => {
   it('records create, update and delete with actor, tenant, ip, request id and values', async () => {
     const created = await h.request({ method: 'POST', url: '/v1/products', token: tokenA, body: product });
     const id = created.json()._id as string;
-    const patched = await h.request({ method: 'PATCH', url: `/v1/products/${id}`, token: tokenA, body: { status: 'maintenance', city: 'Berlin' }, headers: { 'if-match': String(created.headers.etag) } });
+    const patched = await h.request({
+      method: 'PATCH',
+      url: `/v1/products/${id}`,
+      token: tokenA,
+      body: { status: 'maintenance', city: 'Berlin' },
+      headers: { 'if-match': String(created.headers.etag) },
+    });
     expect(patched.statusCode).toBe(200);
     const deleted = await h.request({ method: 'DELETE', url: `/v1/products/${id}`, token: tokenA, headers: { 'if-match': String(patched.headers.etag) } });
     expect(deleted.statusCode).toBe(204);
 
     const [create, update, remove] = await entriesFor(id);
-    for (const [entry, response] of [[create, created], [update, patched], [remove, deleted]] as const) {
+    for (const [entry, response] of [
+      [create, created],
+      [update, patched],
+      [remove, deleted],
+    ] as const) {
       expect(entry).toMatchObject({ tenant_id: tenantA, actor_type: 'client', actor_id: clientA, client_ip: '127.0.0.1', resource: 'products', record_id: id, category: 'data' });
       expect(entry?.request_id).toBe(response.headers['x-request-id']);
       expect(String(entry?.created_at)).toMatch(/Z$/);
@@ -62,7 +72,10 @@ describe.each(dialects)('audit trail on %s', (dialect) => {
     expect((await h.request({ method: 'GET', url: `/v1/audit-logs/${String(entry?._id)}`, token: tokenB })).statusCode).toBe(404);
     expect(await entriesFor(created.json()._id as string, tokenB)).toEqual([]);
     const exported = await h.request({ method: 'GET', url: '/v1/audit-logs/export', token: tokenB });
-    const lines = exported.body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = exported.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.filter((entry) => entry.tenant_id !== lines[0]?.tenant_id || entry.tenant_id === tenantA)).toEqual([]);
   });

@@ -57,7 +57,10 @@ describe.each(dialects)('audit export on %s', (dialect) => {
     const exported = await h.request({ method: 'GET', url: `/v1/audit-logs/export?${query}`, token });
     expect(exported.statusCode).toBe(200);
     expect(exported.headers['content-type']).toContain('application/x-ndjson');
-    const lines = exported.body.trim().split('\n').map((line) => JSON.parse(line) as { _id: string });
+    const lines = exported.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { _id: string });
     expect(lines.map((l) => l._id)).toEqual((list.json().items as { _id: string }[]).map((i) => i._id));
     expect(lines).toHaveLength(30);
   });
@@ -65,7 +68,10 @@ describe.each(dialects)('audit export on %s', (dialect) => {
   it('pages through batches without losing or repeating entries (ascending too)', async () => {
     // Data entries only: security events are written in the background and may land between calls.
     const all = await h.request({ method: 'GET', url: '/v1/audit-logs/export?sort=created_at&category=data', token });
-    const ids = all.body.trim().split('\n').map((line) => (JSON.parse(line) as { _id: string })._id);
+    const ids = all.body
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { _id: string })._id);
     expect(new Set(ids).size).toBe(ids.length);
     const list = await h.request({ method: 'GET', url: '/v1/audit-logs/?sort=created_at&category=data&per_page=100', token });
     expect(ids).toEqual((list.json().items as { _id: string }[]).map((i) => i._id));

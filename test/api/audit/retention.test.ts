@@ -22,9 +22,11 @@ describe('audit retention, step by step', { shuffle: false }, () => {
     let heldId = '';
 
     async function entry(category: 'data' | 'security', ageDays: number, recordId = `r-${category}-${ageDays}`): Promise<void> {
-      await h.database.db.transaction().execute((trx) =>
-        appendAudit(trx, h.database.dialect, context, { category, action: 'test', resource: 'products', recordId, tenantId: null, oldValues: null, newValues: null }, start - ageDays * day),
-      );
+      await h.database.db
+        .transaction()
+        .execute((trx) =>
+          appendAudit(trx, h.database.dialect, context, { category, action: 'test', resource: 'products', recordId, tenantId: null, oldValues: null, newValues: null }, start - ageDays * day),
+        );
     }
 
     async function remaining(): Promise<string[]> {
@@ -60,15 +62,7 @@ describe('audit retention, step by step', { shuffle: false }, () => {
       const purges = await h.database.db.selectFrom('audit_logs').selectAll().where('action', '=', 'audit_purged').execute();
       expect(purges).toHaveLength(batches.length);
       expect(purges.every((row) => row.category === 'security' && row.actor_type === 'system')).toBe(true);
-      expect(await remaining()).toEqual([
-        `data:${heldId}`,
-        'data:r-data-1',
-        'data:r-data-29',
-        'data:r-data-31',
-        'data:r-data-89',
-        'security:r-security-1',
-        'security:r-security-29',
-      ]);
+      expect(await remaining()).toEqual([`data:${heldId}`, 'data:r-data-1', 'data:r-data-29', 'data:r-data-31', 'data:r-data-89', 'security:r-security-1', 'security:r-security-29']);
     });
 
     it('is idempotent and leaves the append-only protection in force afterwards', async () => {

@@ -26,8 +26,15 @@ describe.each(dialects)('security events in the audit trail on %s', (dialect) =>
 
   async function tokenRequest(assertion: string, clientId: string) {
     return h.app.server.inject({
-      method: 'POST', url: '/v1/auth/token', headers: form,
-      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }).toString(),
+      method: 'POST',
+      url: '/v1/auth/token',
+      headers: form,
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: assertion,
+      }).toString(),
     });
   }
 
@@ -42,7 +49,14 @@ describe.each(dialects)('security events in the audit trail on %s', (dialect) =>
     expect(refusedRes.json().error_description).not.toMatch(/aud/i);
 
     const [issued] = await securityEntries('token_issued', client.clientId);
-    expect(issued).toMatchObject({ category: 'security', actor_type: 'client', actor_id: client.clientId, tenant_id: tenant, client_ip: '127.0.0.1', new_values: { scope: 'products:list', token_type: 'Bearer' } });
+    expect(issued).toMatchObject({
+      category: 'security',
+      actor_type: 'client',
+      actor_id: client.clientId,
+      tenant_id: tenant,
+      client_ip: '127.0.0.1',
+      new_values: { scope: 'products:list', token_type: 'Bearer' },
+    });
     const [replay] = await securityEntries('replay_detected', client.clientId);
     expect(replay?.new_values).toMatchObject({ error: 'invalid_client', reason: 'client assertion jti replayed' });
     const [refused] = await securityEntries('token_refused', client.clientId);
@@ -103,8 +117,15 @@ describe('IP refusals on API calls are audited', () => {
     const fenced = await h.client(null, ['products:list', 'audit-logs:list'], { ipAllowlist: ['10.0.0.0/8'] });
     const assertion = await signAssertion(fenced.key, fenced.clientId, h.config.tokenEndpoint, { kid: fenced.kid });
     const issued = await h.app.server.inject({
-      method: 'POST', url: '/v1/auth/token', headers: { ...form, 'x-forwarded-for': '10.1.2.3' },
-      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: fenced.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }).toString(),
+      method: 'POST',
+      url: '/v1/auth/token',
+      headers: { ...form, 'x-forwarded-for': '10.1.2.3' },
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: fenced.clientId,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: assertion,
+      }).toString(),
     });
     expect(issued.statusCode).toBe(200);
     const token = (issued.json() as { access_token: string }).access_token;

@@ -89,7 +89,15 @@ describe.each(dialects)('access tokens at protected routes on %s', (dialect) => 
 
   it('verifies a token signature once, then answers repeats from the claims cache', async () => {
     // Minted like another instance would: valid, but never seen by this verifier.
-    const grant = { issuer: h.config.apiBase, audience: h.config.apiBase, subject: client.clientId, clientId: client.clientId, scope: 'products:list', tenantId: client.tenantId, level: 'tenant' as Level };
+    const grant = {
+      issuer: h.config.apiBase,
+      audience: h.config.apiBase,
+      subject: client.clientId,
+      clientId: client.clientId,
+      scope: 'products:list',
+      tenantId: client.tenantId,
+      level: 'tenant' as Level,
+    };
     const { token: foreign } = await issueAccessToken(h.keys, grant, epoch(), 900);
     const lookups = vi.spyOn(h.keys, 'verificationKey');
     try {

@@ -101,14 +101,24 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
 
   it('refuses a PATCH that raises a client’s capabilities beyond the caller’s with 403', async () => {
     const created = await create({ name: 'patchee', capabilities: ['products:list'], public_key: clientKeyPair().publicPem });
-    const res = await h.request({ method: 'PATCH', url: `/v1/api-clients/${created.json()._id}`, token: admin, body: { capabilities: ['products:list', 'products:delete'] }, headers: { 'if-match': String(created.headers.etag) } });
+    const res = await h.request({
+      method: 'PATCH',
+      url: `/v1/api-clients/${created.json()._id}`,
+      token: admin,
+      body: { capabilities: ['products:list', 'products:delete'] },
+      headers: { 'if-match': String(created.headers.etag) },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe('insufficient_scope');
   });
 
   it('gives a client the level of its node, and its tokens carry it', async () => {
     const partner = await h.tenant('Partner', 'partner');
-    const cases = [[null, 'system', 'system'], [partner, 'partner', partner], [tenant, 'tenant', tenant]] as const;
+    const cases = [
+      [null, 'system', 'system'],
+      [partner, 'partner', partner],
+      [tenant, 'tenant', tenant],
+    ] as const;
     for (const [node, level, tenantId] of cases) {
       const claims = decodeJwt(await h.token(await h.client(node, ['products:list'])));
       expect({ level: claims.level, tenant_id: claims.tenant_id }).toEqual({ level, tenant_id: tenantId });
@@ -138,7 +148,10 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
     expect(Date.parse(String(afterFirst[0]?.active_until)) - started).toBeGreaterThanOrEqual(30 * day - 5000);
     expect(Date.parse(String(afterFirst[0]?.active_until)) - started).toBeLessThanOrEqual(30 * day + 5000);
     expect(afterFirst[1]?.active_until).toBeNull();
-    for (const [key, kid] of [[first, 'k1'], [second, 'k2']] as const) {
+    for (const [key, kid] of [
+      [first, 'k1'],
+      [second, 'k2'],
+    ] as const) {
       expect((await h.tokenRequest(await h.assertionForm(asClient(created._id, key, kid)))).statusCode).toBe(200);
     }
 
@@ -182,7 +195,11 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
     expect(res.json().total).toBe(names.length);
     // The end-user roles and their sets, as the user principal applies them.
     const roles = res.json().roles as { name: string; reach: string; capabilities: string[] }[];
-    expect(roles.map((r) => [r.name, r.reach])).toEqual([['guest', 'own'], ['staff', 'tenant'], ['admin', 'tenant']]);
+    expect(roles.map((r) => [r.name, r.reach])).toEqual([
+      ['guest', 'own'],
+      ['staff', 'tenant'],
+      ['admin', 'tenant'],
+    ]);
     expect(roles.find((r) => r.name === 'guest')?.capabilities).toEqual(expect.arrayContaining(['bookings:create', 'bookings:read']));
     expect(roles.find((r) => r.name === 'guest')?.capabilities).not.toContain('api-clients:create');
     expect(roles.find((r) => r.name === 'admin')?.capabilities.sort()).toEqual([...names].sort());

@@ -142,7 +142,10 @@ describe.each(dialects)('DPoP nonces (DPOP_NONCE=true) on %s', (dialect) => {
     expect(retry.statusCode).toBe(200);
     const token = retry.json().access_token as string;
 
-    const headers = async (withNonce?: string) => ({ authorization: `DPoP ${token}`, dpop: await dpopProof(key, { htm: 'GET', htu: products, accessToken: token, ...(withNonce ? { nonce: withNonce } : {}) }) });
+    const headers = async (withNonce?: string) => ({
+      authorization: `DPoP ${token}`,
+      dpop: await dpopProof(key, { htm: 'GET', htu: products, accessToken: token, ...(withNonce ? { nonce: withNonce } : {}) }),
+    });
     const refused = await h.app.server.inject({ method: 'GET', url: '/v1/products', headers: await headers() });
     expectAuthProblem(refused, 401, 'invalid_token', /^DPoP realm="booking-api", error="use_dpop_nonce", algs="/);
     expect(refused.headers['dpop-nonce']).toMatch(/^[0-9a-z]+\.[A-Za-z0-9_-]{43}$/);

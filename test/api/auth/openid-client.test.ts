@@ -29,11 +29,14 @@ async function listeningHarness(dialect: (typeof dialects)[number], env: Record<
 async function discover(h: AuthHarness, origin: string, client: TestClient, options: { audience?: 'token_endpoint' | 'issuer' } = {}): Promise<oidc.Configuration> {
   const key = await importPKCS8(client.key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client.key.alg);
   const audience = options.audience ?? 'token_endpoint';
-  const auth = oidc.PrivateKeyJwt({ key, kid: client.kid }, {
-    [oidc.modifyAssertion]: (_header, payload) => {
-      if (audience === 'token_endpoint') payload.aud = h.config.tokenEndpoint;
+  const auth = oidc.PrivateKeyJwt(
+    { key, kid: client.kid },
+    {
+      [oidc.modifyAssertion]: (_header, payload) => {
+        if (audience === 'token_endpoint') payload.aud = h.config.tokenEndpoint;
+      },
     },
-  });
+  );
   return oidc.discovery(new URL(`${origin}/v1`), client.clientId, {}, auth, { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
 }
 
@@ -96,7 +99,15 @@ describe.each(dialects)('openid-client v6 against the service on %s', (dialect) 
     expect(tokens.scope?.split(' ').sort()).toEqual(['products:create', 'products:list']);
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await dpop.calculateThumbprint() });
 
-    const created = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products/`), 'POST', JSON.stringify(product), new Headers({ 'content-type': 'application/json' }), { DPoP: dpop });
+    const created = await oidc.fetchProtectedResource(
+      config,
+      tokens.access_token,
+      new URL(`${origin}/v1/products/`),
+      'POST',
+      JSON.stringify(product),
+      new Headers({ 'content-type': 'application/json' }),
+      { DPoP: dpop },
+    );
     expect(created.status).toBe(201);
     const listed = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${origin}/v1/products?per_page=5`), 'GET', undefined, undefined, { DPoP: dpop });
     expect(listed.status).toBe(200);

@@ -98,18 +98,24 @@ interface World {
   form(client: TestClient, options?: { scope?: string; assertion?: string }): Promise<Record<string, string>>;
 }
 
-const get = (token: string | undefined, headers: Record<string, string> = {}, url = '/v1/products'): Send => (app) =>
-  app.server.inject({ method: 'GET', url, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...headers } });
-const dpopGet = (token: string, proof: string | undefined, scheme = 'DPoP'): Send => (app) =>
-  app.server.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `${scheme} ${token}`, ...(proof === undefined ? {} : { dpop: proof }) } });
-const tokenRequest = (form: string | Record<string, string>, headers: Record<string, string> = {}, remoteAddress?: string): Send => (app) =>
-  app.server.inject({
-    method: 'POST',
-    url: '/v1/auth/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    payload: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
-    ...(remoteAddress ? { remoteAddress } : {}),
-  });
+const get =
+  (token: string | undefined, headers: Record<string, string> = {}, url = '/v1/products'): Send =>
+  (app) =>
+    app.server.inject({ method: 'GET', url, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...headers } });
+const dpopGet =
+  (token: string, proof: string | undefined, scheme = 'DPoP'): Send =>
+  (app) =>
+    app.server.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `${scheme} ${token}`, ...(proof === undefined ? {} : { dpop: proof }) } });
+const tokenRequest =
+  (form: string | Record<string, string>, headers: Record<string, string> = {}, remoteAddress?: string): Send =>
+  (app) =>
+    app.server.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      payload: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
 
 /** A protected-route refusal of a DPoP-bound token whose warm-up is the same call with a good proof. */
 function boundCase(name: string, error: string, proof: (key: DpopKey, token: string, w: World) => Promise<string | undefined>, scheme = 'DPoP'): Case {
@@ -160,7 +166,11 @@ function tampered(token: string): string {
 const cases: readonly Case[] = [
   // Authentication at a protected route.
   { name: 'no token', expected: problem(401, 'unauthenticated', challenges.both), arrange: async (w) => ({ refused: get(undefined), warmUp: get(await w.bearer(await w.client())) }) },
-  { name: 'a Basic Authorization header', expected: problem(401, 'invalid_token', challenges.bearer), arrange: async (w) => ({ refused: get(undefined, { authorization: 'Basic dXNlcjpwYXNz' }), warmUp: get(await w.bearer(await w.client())) }) },
+  {
+    name: 'a Basic Authorization header',
+    expected: problem(401, 'invalid_token', challenges.bearer),
+    arrange: async (w) => ({ refused: get(undefined, { authorization: 'Basic dXNlcjpwYXNz' }), warmUp: get(await w.bearer(await w.client())) }),
+  },
   { name: 'a malformed token', expected: problem(401, 'invalid_token', challenges.bearer), arrange: async (w) => ({ refused: get('a.b.c'), warmUp: get(await w.bearer(await w.client())) }) },
   {
     name: 'a tampered token',
@@ -226,7 +236,10 @@ const cases: readonly Case[] = [
     expected: problem(403, 'insufficient_scope', challenges.scope('products:create')),
     arrange: async (w) => {
       const token = await w.bearer(await w.client());
-      return { refused: (app) => app.server.inject({ method: 'POST', url: '/v1/products', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: '{}' }), warmUp: get(token) };
+      return {
+        refused: (app) => app.server.inject({ method: 'POST', url: '/v1/products', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: '{}' }),
+        warmUp: get(token),
+      };
     },
   },
   // Tenant scope.
@@ -266,7 +279,10 @@ const cases: readonly Case[] = [
     arrange: async (w) => {
       const token = await w.user('admin', ['otp']);
       const create = { name: 'x', capabilities: ['products:list'], public_key: clientKeyPair().publicPem };
-      return { refused: (app) => app.server.inject({ method: 'POST', url: '/v1/api-clients', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: create }), warmUp: get(token, {}, '/v1/api-clients') };
+      return {
+        refused: (app) => app.server.inject({ method: 'POST', url: '/v1/api-clients', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: create }),
+        warmUp: get(token, {}, '/v1/api-clients'),
+      };
     },
   },
   {
@@ -320,11 +336,19 @@ const cases: readonly Case[] = [
   tokenCase('a token request with a repeated field', oauth(400, 'invalid_request'), async (c, w) => tokenRequest(`${new URLSearchParams(await w.form(c)).toString()}&grant_type=client_credentials`)),
   tokenCase('a token request with an Authorization header', oauth(400, 'invalid_request'), async (c, w) => tokenRequest(await w.form(c), { authorization: 'Basic dXNlcjpwYXNz' })),
   tokenCase('an unsupported grant type', oauth(400, 'unsupported_grant_type'), async (c, w) => tokenRequest({ ...(await w.form(c)), grant_type: 'password' })),
-  tokenCase('an unsupported client_assertion_type', oauth(401, 'invalid_client'), async (c, w) => tokenRequest({ ...(await w.form(c)), client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' })),
+  tokenCase('an unsupported client_assertion_type', oauth(401, 'invalid_client'), async (c, w) =>
+    tokenRequest({ ...(await w.form(c)), client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' }),
+  ),
   tokenCase('an unknown client', oauth(401, 'invalid_client'), async (c, w) => tokenRequest({ ...(await w.form(c)), client_id: 'no-such-client' })),
-  tokenCase('an assertion signed by another key', oauth(401, 'invalid_client'), async (c, w) => tokenRequest(await w.form(c, { assertion: await signAssertion(clientKeyPair(), c.clientId, w.h.config.tokenEndpoint, { kid: c.kid }) }))),
-  tokenCase('an expired assertion', oauth(401, 'invalid_client'), async (c, w) => tokenRequest(await w.form(c, { assertion: await signAssertion(c.key, c.clientId, w.h.config.tokenEndpoint, { kid: c.kid, now: epoch() - 600 }) }))),
-  tokenCase('an assertion for another audience', oauth(401, 'invalid_client'), async (c, w) => tokenRequest(await w.form(c, { assertion: await signAssertion(c.key, c.clientId, w.h.config.apiBase, { kid: c.kid }) }))),
+  tokenCase('an assertion signed by another key', oauth(401, 'invalid_client'), async (c, w) =>
+    tokenRequest(await w.form(c, { assertion: await signAssertion(clientKeyPair(), c.clientId, w.h.config.tokenEndpoint, { kid: c.kid }) })),
+  ),
+  tokenCase('an expired assertion', oauth(401, 'invalid_client'), async (c, w) =>
+    tokenRequest(await w.form(c, { assertion: await signAssertion(c.key, c.clientId, w.h.config.tokenEndpoint, { kid: c.kid, now: epoch() - 600 }) })),
+  ),
+  tokenCase('an assertion for another audience', oauth(401, 'invalid_client'), async (c, w) =>
+    tokenRequest(await w.form(c, { assertion: await signAssertion(c.key, c.clientId, w.h.config.apiBase, { kid: c.kid }) })),
+  ),
   tokenCase('a replayed assertion', oauth(401, 'invalid_client'), async (c, w) => {
     const form = await w.form(c);
     expect((await tokenRequest(form)(w.h.app)).statusCode).toBe(200);
@@ -374,7 +398,10 @@ const cases: readonly Case[] = [
       const key = await dpopKey();
       const nonces = new DpopNonces({ secret: nonceSecret });
       const proof = (nonce?: string) => dpopProof(key, { htm: 'POST', htu: w.h.config.tokenEndpoint, ...(nonce ? { nonce } : {}) });
-      return { refused: async (app) => tokenRequest(await w.form(client), { dpop: await proof() })(app), warmUp: async (app) => tokenRequest(await w.form(client), { dpop: await proof(nonces.issue(epoch())) })(app) };
+      return {
+        refused: async (app) => tokenRequest(await w.form(client), { dpop: await proof() })(app),
+        warmUp: async (app) => tokenRequest(await w.form(client), { dpop: await proof(nonces.issue(epoch())) })(app),
+      };
     },
   },
 ];
@@ -391,7 +418,8 @@ describe.each(dialects)('every refusal, on cold and on warm caches, on %s', (dia
     world = {
       h,
       acme,
-      client: (capabilities = ['products:list'], options = {}) => h.client(options.tenant === undefined ? acme : options.tenant, capabilities, options.ipAllowlist ? { ipAllowlist: options.ipAllowlist } : {}),
+      client: (capabilities = ['products:list'], options = {}) =>
+        h.client(options.tenant === undefined ? acme : options.tenant, capabilities, options.ipAllowlist ? { ipAllowlist: options.ipAllowlist } : {}),
       async bearer(client, remoteAddress) {
         const response = await h.tokenRequest(await form(client), remoteAddress ? { remoteAddress } : {});
         expect(response.statusCode).toBe(200);
@@ -404,12 +432,30 @@ describe.each(dialects)('every refusal, on cold and on warm caches, on %s', (dia
         return { key, token: String(response.json().access_token) };
       },
       async minted(client, overrides = {}, issuedAt = epoch()) {
-        const grant: AccessTokenGrant = { issuer: h.config.apiBase, audience: h.config.apiBase, subject: client.clientId, clientId: client.clientId, scope: 'products:list', tenantId: client.tenantId, level: client.tenantId === null ? 'system' : 'tenant', ...overrides };
+        const grant: AccessTokenGrant = {
+          issuer: h.config.apiBase,
+          audience: h.config.apiBase,
+          subject: client.clientId,
+          clientId: client.clientId,
+          scope: 'products:list',
+          tenantId: client.tenantId,
+          level: client.tenantId === null ? 'system' : 'tenant',
+          ...overrides,
+        };
         return (await issueAccessToken(h.keys, grant, issuedAt, 900)).token;
       },
       async user(role, amr, status = 'active') {
         const userId = await createUserIn(h, acme, 'tenant', { email: `${role}-${Math.random().toString(36).slice(2)}@refusals.test`, role, status });
-        const grant: AccessTokenGrant = { issuer: h.config.apiBase, audience: h.config.apiBase, subject: userId, clientId: signInClientId, scope: roleCapabilities[role].join(' '), tenantId: acme, level: 'tenant', user: { amr } };
+        const grant: AccessTokenGrant = {
+          issuer: h.config.apiBase,
+          audience: h.config.apiBase,
+          subject: userId,
+          clientId: signInClientId,
+          scope: roleCapabilities[role].join(' '),
+          tenantId: acme,
+          level: 'tenant',
+          user: { amr },
+        };
         return (await issueAccessToken(h.keys, grant, epoch(), 900)).token;
       },
       async disable(client) {

@@ -26,7 +26,10 @@ describe.each(dialects)('tenant_id "system" in the tokens of system-level client
     globex = await h.tenant('Globex');
     systemClient = await h.client(null, capabilities);
     system = await h.token(systemClient);
-    for (const [tenant, name] of [[acme, 'acme-loft'], [globex, 'globex-loft']] as const) {
+    for (const [tenant, name] of [
+      [acme, 'acme-loft'],
+      [globex, 'globex-loft'],
+    ] as const) {
       const res = await h.request({ method: 'POST', url: '/v1/products/', token: system, body: { ...productBody, name }, headers: { 'x-tenant-id': tenant } });
       expect(res.statusCode).toBe(201);
     }
@@ -58,7 +61,10 @@ describe.each(dialects)('tenant_id "system" in the tokens of system-level client
     const issued = await h.request({ method: 'GET', url: `/v1/audit-logs/?category=security&action=token_issued&record_id=${systemClient.clientId}`, token: system });
     expect(issued.json().items[0]).toMatchObject({ actor_id: systemClient.clientId, tenant_id: null });
     const created = await h.request({ method: 'GET', url: '/v1/audit-logs/?category=data&resource=products&action=create&per_page=100', token: system });
-    const tenants = (created.json().items as { actor_id: string; tenant_id: string | null }[]).filter((e) => e.actor_id === systemClient.clientId).map((e) => e.tenant_id).sort();
+    const tenants = (created.json().items as { actor_id: string; tenant_id: string | null }[])
+      .filter((e) => e.actor_id === systemClient.clientId)
+      .map((e) => e.tenant_id)
+      .sort();
     expect(tenants).toEqual([acme, globex].sort());
   });
 

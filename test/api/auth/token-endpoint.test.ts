@@ -11,23 +11,31 @@ import { clientKeyPair, signAssertion } from '../../support/keys.js';
 type Craft = (client: TestClient, audience: string) => string;
 
 /** A hand-made assertion with header and claim overrides (`undefined` deletes a claim). */
-const crafted = (header: Record<string, unknown>, claims: Record<string, unknown> = {}): Craft => (client, audience) =>
-  craftAssertion(client, { alg: 'ES256', kid: client.kid, ...header }, assertionClaims(client, audience, claims));
+const crafted =
+  (header: Record<string, unknown>, claims: Record<string, unknown> = {}): Craft =>
+  (client, audience) =>
+    craftAssertion(client, { alg: 'ES256', kid: client.kid, ...header }, assertionClaims(client, audience, claims));
 
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Every assertion here must be refused with 401 invalid_client. */
 const badAssertions: ReadonlyArray<readonly [string, Craft]> = [
   ['alg none', (c, aud) => `${b64url(JSON.stringify({ alg: 'none', kid: c.kid }))}.${b64url(JSON.stringify(assertionClaims(c, aud)))}.`],
-  ['HS256 keyed with the public PEM', (c, aud) => {
-    const input = `${b64url(JSON.stringify({ alg: 'HS256', kid: c.kid }))}.${b64url(JSON.stringify(assertionClaims(c, aud)))}`;
-    return `${input}.${createHmac('sha256', c.key.publicPem).update(input).digest('base64url')}`;
-  }],
-  ['RS256', (c, aud) => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const input = `${b64url(JSON.stringify({ alg: 'RS256', kid: c.kid }))}.${b64url(JSON.stringify(assertionClaims(c, aud)))}`;
-    return `${input}.${b64url(sign('sha256', Buffer.from(input), privateKey))}`;
-  }],
+  [
+    'HS256 keyed with the public PEM',
+    (c, aud) => {
+      const input = `${b64url(JSON.stringify({ alg: 'HS256', kid: c.kid }))}.${b64url(JSON.stringify(assertionClaims(c, aud)))}`;
+      return `${input}.${createHmac('sha256', c.key.publicPem).update(input).digest('base64url')}`;
+    },
+  ],
+  [
+    'RS256',
+    (c, aud) => {
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const input = `${b64url(JSON.stringify({ alg: 'RS256', kid: c.kid }))}.${b64url(JSON.stringify(assertionClaims(c, aud)))}`;
+      return `${input}.${b64url(sign('sha256', Buffer.from(input), privateKey))}`;
+    },
+  ],
   ['an all-zero ECDSA signature', (c, aud) => `${crafted({})(c, aud).split('.').slice(0, 2).join('.')}.${b64url(new Uint8Array(64))}`],
   ['a signature from another key', (c, aud) => craftAssertion({ ...c, key: clientKeyPair() }, { alg: 'ES256', kid: c.kid }, assertionClaims(c, aud))],
   ['two segments', (c, aud) => crafted({})(c, aud).split('.').slice(0, 2).join('.')],
@@ -60,13 +68,15 @@ const badAssertions: ReadonlyArray<readonly [string, Craft]> = [
   ['a crit header', crafted({ crit: ['exp'] })],
   ['a jku header', crafted({ jku: 'https://attacker.example/jwks.json' })],
   ['an x5u header', crafted({ x5u: 'https://attacker.example/cert.pem' })],
-  ['an embedded jwk of the key that signed it', (c, aud) => {
-    const attacker = { ...c, key: clientKeyPair() };
-    const jwk = attacker.key.privateKey.export({ format: 'jwk' });
-    return craftAssertion(attacker, { alg: 'ES256', kid: c.kid, jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } }, assertionClaims(c, aud));
-  }],
+  [
+    'an embedded jwk of the key that signed it',
+    (c, aud) => {
+      const attacker = { ...c, key: clientKeyPair() };
+      const jwk = attacker.key.privateKey.export({ format: 'jwk' });
+      return craftAssertion(attacker, { alg: 'ES256', kid: c.kid, jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } }, assertionClaims(c, aud));
+    },
+  ],
 ];
-
 
 describe.each(dialects)('token endpoint on %s', (dialect) => {
   let h: AuthHarness;
@@ -125,11 +135,26 @@ describe.each(dialects)('token endpoint on %s', (dialect) => {
       ['binary bytes', async () => ({ payload: Buffer.from([0, 255, 254, 1, 37, 255, 61, 38, 0]), type: 'application/x-www-form-urlencoded' })],
       ['a body over the size limit', async () => ({ payload: `client_id=${'a'.repeat(200_000)}`, type: 'application/x-www-form-urlencoded' })],
       ['malformed JSON', async () => ({ payload: '{"grant_type":', type: 'application/json' })],
-      ['a client_id of 60 000 characters', async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_id: 'x'.repeat(60_000) }).toString(), type: 'application/x-www-form-urlencoded' })],
-      ['a client_id with a NUL byte', async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_id: 'a\u0000b' }).toString(), type: 'application/x-www-form-urlencoded' })],
-      ['a client_id of invalid percent escapes', async () => ({ payload: `grant_type=client_credentials&client_id=%FF%FE%C3&client_assertion_type=x&client_assertion=y`, type: 'application/x-www-form-urlencoded' })],
-      ['an assertion of 60 000 characters', async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_assertion: 'a.b.'.repeat(15_000) }).toString(), type: 'application/x-www-form-urlencoded' })],
-      ['a scope of 60 000 characters', async () => ({ payload: new URLSearchParams(await h.assertionForm(client, { scope: 'x'.repeat(60_000) })).toString(), type: 'application/x-www-form-urlencoded' })],
+      [
+        'a client_id of 60 000 characters',
+        async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_id: 'x'.repeat(60_000) }).toString(), type: 'application/x-www-form-urlencoded' }),
+      ],
+      [
+        'a client_id with a NUL byte',
+        async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_id: 'a\u0000b' }).toString(), type: 'application/x-www-form-urlencoded' }),
+      ],
+      [
+        'a client_id of invalid percent escapes',
+        async () => ({ payload: `grant_type=client_credentials&client_id=%FF%FE%C3&client_assertion_type=x&client_assertion=y`, type: 'application/x-www-form-urlencoded' }),
+      ],
+      [
+        'an assertion of 60 000 characters',
+        async () => ({ payload: new URLSearchParams({ ...(await h.assertionForm(client)), client_assertion: 'a.b.'.repeat(15_000) }).toString(), type: 'application/x-www-form-urlencoded' }),
+      ],
+      [
+        'a scope of 60 000 characters',
+        async () => ({ payload: new URLSearchParams(await h.assertionForm(client, { scope: 'x'.repeat(60_000) })).toString(), type: 'application/x-www-form-urlencoded' }),
+      ],
       ['a DPoP header of 10 000 characters', async () => ({ payload: await form(), type: 'application/x-www-form-urlencoded', headers: { dpop: 'a'.repeat(10_000) } })],
       ['an empty DPoP header', async () => ({ payload: await form(), type: 'application/x-www-form-urlencoded', headers: { dpop: '' } })],
       ['a DPoP header of three dots', async () => ({ payload: await form(), type: 'application/x-www-form-urlencoded', headers: { dpop: '...' } })],
@@ -253,7 +278,15 @@ describe.each(dialects)('token endpoint on %s', (dialect) => {
     expect(header).toEqual({ alg: 'ES512', kid: h.keys.current(now()).kid, typ: 'at+jwt' });
     const claims = decodeJwt(body.access_token);
     expect(Object.keys(claims).sort()).toEqual(['aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'level', 'scope', 'sub', 'tenant_id']);
-    expect(claims).toMatchObject({ iss: 'http://api.test/v1', aud: 'http://api.test/v1', sub: client.clientId, client_id: client.clientId, scope: 'products:list', tenant_id: tenant, level: 'tenant' });
+    expect(claims).toMatchObject({
+      iss: 'http://api.test/v1',
+      aud: 'http://api.test/v1',
+      sub: client.clientId,
+      client_id: client.clientId,
+      scope: 'products:list',
+      tenant_id: tenant,
+      level: 'tenant',
+    });
     expect(claims.exp).toBe(Number(claims.iat) + 900);
     expect(Math.abs(Number(claims.iat) - now())).toBeLessThanOrEqual(2);
   });

@@ -19,8 +19,16 @@ describe.each(dialects)('availability for end users on %s', (dialect) => {
     h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url } });
     const tenant = await h.tenant('Shop', 'parent_tenant');
     client = await h.bearer(tenant, crud('products'));
-    for (const [name, published] of [['Shown', true], ['Hidden', false]] as const) {
-      const created = await h.request({ method: 'POST', url: '/v1/products/', token: client, body: { name, address: 'A 1', city: 'Köln', zip_code: '50667', total_items: 1, is_published: published } });
+    for (const [name, published] of [
+      ['Shown', true],
+      ['Hidden', false],
+    ] as const) {
+      const created = await h.request({
+        method: 'POST',
+        url: '/v1/products/',
+        token: client,
+        body: { name, address: 'A 1', city: 'Köln', zip_code: '50667', total_items: 1, is_published: published },
+      });
       expect(created.statusCode).toBe(201);
     }
     await createUserIn(h, tenant, 'parent_tenant', { email: 'guest@users.test', role: 'guest' });

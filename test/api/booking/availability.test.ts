@@ -141,7 +141,7 @@ describe.each(dialects)('availability on %s', (dialect) => {
     ]);
   });
 
-  it('answers 404 for a product outside the caller\'s reach and 403 without products:read', async () => {
+  it("answers 404 for a product outside the caller's reach and 403 without products:read", async () => {
     const p = await product(1);
     const other = await h.bearer(await h.tenant('Other'), crud('products'));
     expectProblem(await availability(p, 'from=2030-01-01&to=2030-01-02', other), 404, 'not_found');
@@ -192,7 +192,10 @@ describe.each(dialects)('availability on %s', (dialect) => {
     it('lists the products of a city with quantity units free throughout, with available', async () => {
       const one = await search('from=2030-01-01&to=2030-01-07&city=Berlin&sort=name');
       expect(one.statusCode, one.body).toBe(200);
-      expect(one.json().items.map((i: { name: string; available: number }) => [i.name, i.available])).toEqual([['free', 3], ['partly', 1]]);
+      expect(one.json().items.map((i: { name: string; available: number }) => [i.name, i.available])).toEqual([
+        ['free', 3],
+        ['partly', 1],
+      ]);
       expect(one.json()).toMatchObject({ total: 2, page: 1 });
       expect(one.headers['x-total-count']).toBe('2');
       expect(names(await search('from=2030-01-01&to=2030-01-07&city=Berlin&quantity=2&sort=name'))).toEqual(['free']);

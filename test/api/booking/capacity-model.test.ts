@@ -68,7 +68,12 @@ describe.each(dialects)('capacity against a brute-force model on %s', (dialect) 
         for (const step of commands) {
           if (step.kind === 'create') {
             const candidate: Modelled = { id: '', etag: '', start: step.start, end: Math.min(hours, step.start + step.length), quantity: step.quantity, status: 'active' };
-            const answer = await h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: productId, start_time: hourAt(candidate.start), end_time: hourAt(candidate.end), quantity: candidate.quantity } });
+            const answer = await h.request({
+              method: 'POST',
+              url: '/v1/bookings/',
+              token,
+              body: { product_id: productId, start_time: hourAt(candidate.start), end_time: hourAt(candidate.end), quantity: candidate.quantity },
+            });
             const expected = fits(bookings, candidate, total) ? 201 : 409;
             expect(answer.statusCode, `create ${JSON.stringify(step)}: ${answer.body}`).toBe(expected);
             if (expected === 201) bookings.push({ ...candidate, id: String(answer.json()._id), etag: String(answer.headers.etag) });
@@ -76,7 +81,8 @@ describe.each(dialects)('capacity against a brute-force model on %s', (dialect) 
           }
           const target = bookings[step.target % Math.max(1, bookings.length)];
           if (!target) continue;
-          const next: Modelled = step.kind === 'resize' ? { ...target, start: step.start, end: Math.min(hours, step.start + step.length), quantity: step.quantity } : { ...target, status: step.status };
+          const next: Modelled =
+            step.kind === 'resize' ? { ...target, start: step.start, end: Math.min(hours, step.start + step.length), quantity: step.quantity } : { ...target, status: step.status };
           const body = step.kind === 'resize' ? { start_time: hourAt(next.start), end_time: hourAt(next.end), quantity: next.quantity } : { status: next.status };
           const answer = await h.request({ method: 'PATCH', url: `/v1/bookings/${target.id}`, token, body, headers: { 'if-match': target.etag } });
           let expected = 200;

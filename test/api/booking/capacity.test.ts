@@ -32,8 +32,7 @@ describe.each(dialects)('booking capacity on %s', (dialect) => {
     expect(response.statusCode, response.body).toBe(201);
     return { id: String(response.json()._id), etag: String(response.headers.etag) };
   }
-  const patch = (id: string, etag: string, body: Record<string, unknown>, url = 'bookings') =>
-    h.request({ method: 'PATCH', url: `/v1/${url}/${id}`, token, body, headers: { 'if-match': etag } });
+  const patch = (id: string, etag: string, body: Record<string, unknown>, url = 'bookings') => h.request({ method: 'PATCH', url: `/v1/${url}/${id}`, token, body, headers: { 'if-match': etag } });
   const trail = async (resource: string) => (await h.database.db.selectFrom('audit_logs').select('_id').where('resource', '=', resource).execute()).length;
   const events = async () => (await h.database.db.selectFrom('outbox_events').selectAll().execute()).length;
 
@@ -115,7 +114,7 @@ describe.each(dialects)('booking capacity on %s', (dialect) => {
     expect((await patch(mine.id, String(grown.headers.etag), { end_time: day(3) })).statusCode).toBe(200);
   });
 
-  it('looks back as far as the product\'s longest booking, and 366 days where none is recorded', async () => {
+  it("looks back as far as the product's longest booking, and 366 days where none is recorded", async () => {
     const p = await product(1);
     for (let d = 10; d < 14; d += 1) await booked(p, day(d, 9), day(d, 10));
     // A month-long booking after hour-long ones: checks inside it must still find it.

@@ -32,7 +32,9 @@ describe.each(dialects)('the holdings query on %s', (dialect) => {
     let lines: string[] = [];
     try {
       await h.database.db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ indexname: string }>`select indexname from pg_indexes where tablename = 'bookings' and indexname <> 'bookings_holdings_idx' and indexdef not like 'CREATE UNIQUE%'`.execute(trx);
+        const { rows } = await sql<{
+          indexname: string;
+        }>`select indexname from pg_indexes where tablename = 'bookings' and indexname <> 'bookings_holdings_idx' and indexdef not like 'CREATE UNIQUE%'`.execute(trx);
         for (const { indexname } of rows) await sql`drop index ${sql.id(indexname)}`.execute(trx);
         await sql`set local enable_seqscan = off`.execute(trx);
         await sql`set local enable_bitmapscan = off`.execute(trx);

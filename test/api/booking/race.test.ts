@@ -21,7 +21,8 @@ describe.each(dialects)('parallel bookings on %s', (dialect) => {
   });
   afterAll(() => h.close());
 
-  const product = async (total: number) => String((await h.request({ method: 'POST', url: '/v1/products/', token, body: { name: 'Last', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: total } })).json()._id);
+  const product = async (total: number) =>
+    String((await h.request({ method: 'POST', url: '/v1/products/', token, body: { name: 'Last', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: total } })).json()._id);
   const book = (productId: string, body: Record<string, unknown>) => h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: productId, ...body } });
   const stored = async (productId: string) => (await h.database.db.selectFrom('bookings').select(['_id', 'quantity']).where('product_id', '=', productId).execute()).length;
 
@@ -37,7 +38,11 @@ describe.each(dialects)('parallel bookings on %s', (dialect) => {
   it('never holds more than total_items when overlapping requests of several sizes race', async () => {
     const p = await product(5);
     // Staggered intervals overlap in chains: any two adjacent ones share an hour.
-    const bodies = Array.from({ length: 60 }, (_, i) => ({ start_time: new Date(Date.UTC(2030, 6, 1, i % 6)).toISOString(), end_time: new Date(Date.UTC(2030, 6, 1, (i % 6) + 2)).toISOString(), quantity: 1 + (i % 3) }));
+    const bodies = Array.from({ length: 60 }, (_, i) => ({
+      start_time: new Date(Date.UTC(2030, 6, 1, i % 6)).toISOString(),
+      end_time: new Date(Date.UTC(2030, 6, 1, (i % 6) + 2)).toISOString(),
+      quantity: 1 + (i % 3),
+    }));
     const answers = await Promise.all(bodies.map((body) => book(p, body)));
     expect(answers.every((a) => a.statusCode === 201 || a.statusCode === 409)).toBe(true);
     const rows = await h.database.db.selectFrom('bookings').select(['start_time', 'end_time', 'quantity']).where('product_id', '=', p).execute();

@@ -47,7 +47,11 @@ describe('CORS when origins are configured', () => {
   afterAll(() => h.close());
 
   it('answers preflights and exposes headers for the allowed origin only', async () => {
-    const preflight = await h.request({ method: 'OPTIONS', url: '/v1/products', headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,if-match' } });
+    const preflight = await h.request({
+      method: 'OPTIONS',
+      url: '/v1/products',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,if-match' },
+    });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(String(preflight.headers['access-control-allow-headers'])).toContain('If-Match');

@@ -21,8 +21,15 @@ describe('rate limits (in memory)', () => {
     for (let i = 0; i < 8; i++) {
       const forged = await signAssertion(client.key, client.clientId, 'https://wrong.example/token');
       const res = await h.app.server.inject({
-        method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: forged }).toString(),
+        method: 'POST',
+        url: '/v1/auth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: forged,
+        }).toString(),
       });
       statuses.push(res.statusCode);
       if (res.statusCode === 429) refused = res;
@@ -41,7 +48,12 @@ describe('rate limits (in memory)', () => {
     // Tokens straight from the service: the token endpoint's own limit is spent above.
     const tokenFor = async (c: typeof a) => {
       const assertion = await signAssertion(c.key, c.clientId, h.config.tokenEndpoint, { kid: c.kid });
-      const fields = new Map([['grant_type', 'client_credentials'], ['client_id', c.clientId], ['client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'], ['client_assertion', assertion]]);
+      const fields = new Map([
+        ['grant_type', 'client_credentials'],
+        ['client_id', c.clientId],
+        ['client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
+        ['client_assertion', assertion],
+      ]);
       return (await h.app.tokens.issue({ fields, dpopProof: undefined, sourceIp: '127.0.0.1' })).access_token;
     };
     const ta = await tokenFor(a);

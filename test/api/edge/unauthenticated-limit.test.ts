@@ -99,7 +99,12 @@ describe('refused-token cache', () => {
   it('verifies a valid token it has not seen once, then serves it from the claims cache', async () => {
     const now = Math.floor(Date.now() / 1000);
     // Signed with the service's key but not through this instance (as another instance would).
-    const { token } = await issueAccessToken(h.keys, { issuer: h.config.apiBase, audience: h.config.apiBase, subject: 'x', clientId: 'x', scope: 'products:list', tenantId: null, level: 'system' }, now, 900);
+    const { token } = await issueAccessToken(
+      h.keys,
+      { issuer: h.config.apiBase, audience: h.config.apiBase, subject: 'x', clientId: 'x', scope: 'products:list', tenantId: null, level: 'system' },
+      now,
+      900,
+    );
     const before = await metric(h, checks('valid'));
     // The client does not exist, so the request is refused after the token verified.
     for (let i = 0; i < 3; i++) expect((await get(h, attacker, `Bearer ${token}`)).statusCode).toBe(401);
@@ -121,7 +126,13 @@ describe('pre-authentication limit counts every refused authentication', () => {
     expect(issued.statusCode).toBe(200);
     const token = issued.json().access_token as string;
     const htu = `${h.config.publicUrl}/v1/products`;
-    const call = async (proofKey: typeof key) => h.app.server.inject({ method: 'GET', url: '/v1/products', remoteAddress: attacker, headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(proofKey, { htm: 'GET', htu, accessToken: token }) } });
+    const call = async (proofKey: typeof key) =>
+      h.app.server.inject({
+        method: 'GET',
+        url: '/v1/products',
+        remoteAddress: attacker,
+        headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(proofKey, { htm: 'GET', htu, accessToken: token }) },
+      });
     expect((await call(key)).statusCode).toBe(200);
     expect((await get(h, attacker)).statusCode).toBe(401);
     expect((await get(h, attacker, 'Bearer')).statusCode).toBe(401);

@@ -9,9 +9,17 @@ import type { Harness } from '../../support/harness.js';
 
 const capabilities = [
   ...['users', 'bookings', 'orders', 'subscriptions', 'legal-holds'].flatMap(crud),
-  'consents:list', 'consents:read', 'consents:create', 'products:create',
-  'webhooks:create', 'webhooks:list',
-  'users:erase', 'users:export', 'audit-logs:list', 'audit-logs:read', 'audit-logs:export',
+  'consents:list',
+  'consents:read',
+  'consents:create',
+  'products:create',
+  'webhooks:create',
+  'webhooks:list',
+  'users:erase',
+  'users:export',
+  'audit-logs:list',
+  'audit-logs:read',
+  'audit-logs:export',
   ...['email', 'phone', 'date_of_birth'].flatMap((f) => [`users:read:${f}`, `users:write:${f}`]),
 ];
 
@@ -61,16 +69,34 @@ describe('erasure, step by step', { shuffle: false }, () => {
       // A subscriber to every event that never answers: its deliveries wait for their retry, bodies stored.
       const events = ((await get('/v1/webhooks/events')).json() as { items: string[] }).items.filter((name) => name !== 'ping');
       await post('webhooks', { url: `http://127.0.0.1:${await freePort()}/gone`, events });
-      const user = await post('users', { email: personal.email, phone: personal.phone, first_name: personal.firstName, last_name: personal.lastName, date_of_birth: personal.birth, external_id: 'crm-1' });
+      const user = await post('users', {
+        email: personal.email,
+        phone: personal.phone,
+        first_name: personal.firstName,
+        last_name: personal.lastName,
+        date_of_birth: personal.birth,
+        external_id: 'crm-1',
+      });
       ids.user = String(user._id);
-      const renamed = await h.request({ method: 'PATCH', url: `/v1/users/${ids.user}`, token, body: { first_name: personal.renamed }, headers: { 'if-match': String((await get(`/v1/users/${ids.user}`)).headers.etag) } });
+      const renamed = await h.request({
+        method: 'PATCH',
+        url: `/v1/users/${ids.user}`,
+        token,
+        body: { first_name: personal.renamed },
+        headers: { 'if-match': String((await get(`/v1/users/${ids.user}`)).headers.etag) },
+      });
       expect(renamed.statusCode).toBe(200);
       ids.other = String((await post('users', { email: 'other@example.com', first_name: 'Otto' }))._id);
       ids.product = String((await post('products', { name: 'Room', address: 'a', city: 'c', zip_code: '1', total_items: 3 }))._id);
       ids.booking = String((await post('bookings', { product_id: ids.product, user_id: ids.user, notes: personal.notes, ...timeRange }))._id);
       const doomed = await post('bookings', { product_id: ids.product, user_id: ids.user, notes: personal.deletedNotes, ...timeRange });
       ids.deletedBooking = String(doomed._id);
-      const del = await h.request({ method: 'DELETE', url: `/v1/bookings/${ids.deletedBooking}`, token, headers: { 'if-match': String((await get(`/v1/bookings/${ids.deletedBooking}`)).headers.etag) } });
+      const del = await h.request({
+        method: 'DELETE',
+        url: `/v1/bookings/${ids.deletedBooking}`,
+        token,
+        headers: { 'if-match': String((await get(`/v1/bookings/${ids.deletedBooking}`)).headers.etag) },
+      });
       expect(del.statusCode).toBe(204);
       await post('bookings', { product_id: ids.product, user_id: ids.other, notes: 'Otto likes tea', ...timeRange });
       ids.order = String((await post('orders', { product_id: ids.product, user_id: ids.user, total_amount: 120.5, ...timeRange }))._id);
@@ -126,13 +152,25 @@ describe('erasure, step by step', { shuffle: false }, () => {
       expect(body).toEqual({ user_id: ids.user, erased_at: expect.any(String), records: { bookings: 2, orders: 1, subscriptions: 1, consents: 2 } });
 
       const user = (await get(`/v1/users/${ids.user}`)).json();
-      expect(user).toMatchObject({ email: '[erased]', phone: null, first_name: '[erased]', last_name: '[erased]', date_of_birth: null, status: 'disabled', erased_at: body.erased_at, external_id: 'crm-1' });
+      expect(user).toMatchObject({
+        email: '[erased]',
+        phone: null,
+        first_name: '[erased]',
+        last_name: '[erased]',
+        date_of_birth: null,
+        status: 'disabled',
+        erased_at: body.erased_at,
+        external_id: 'crm-1',
+      });
       const booking = (await get(`/v1/bookings/${ids.booking}`)).json();
       expect(booking).toMatchObject({ notes: '[erased]', product_id: ids.product, user_id: ids.user, status: 'active', ...timeRange });
       expect((await get(`/v1/orders/${ids.order}`)).json()).toMatchObject({ total_amount: 120.5, status: 'active', user_id: ids.user });
       expect((await get(`/v1/subscriptions/${ids.subscription}`)).json()).toMatchObject({ plan: 'gold' });
       const consents = (await get(`/v1/consents?user_id=${ids.user}&sort=created_at`)).json().items;
-      expect(consents.map((c: Record<string, unknown>) => [c.purpose, c.granted, c.source, c.policy_version])).toEqual([['marketing_email', true, null, '2026-01'], ['marketing_email', false, null, '2026-03']]);
+      expect(consents.map((c: Record<string, unknown>) => [c.purpose, c.granted, c.source, c.policy_version])).toEqual([
+        ['marketing_email', true, null, '2026-01'],
+        ['marketing_email', false, null, '2026-03'],
+      ]);
 
       const entry = (await get(`/v1/audit-logs?action=erase&resource=users`)).json().items[0];
       expect(entry.new_values).toEqual({ erased_at: body.erased_at, erased_fields: ['date_of_birth', 'email', 'first_name', 'last_name', 'phone'], records: body.records });
@@ -152,8 +190,14 @@ describe('erasure, step by step', { shuffle: false }, () => {
 
     it('no API surface returns an erased value: reads, lists, filters, audit list and export (NDJSON, CSV), subject export', async () => {
       const surfaces = [
-        `/v1/users/${ids.user}`, '/v1/users?per_page=100', `/v1/bookings?user_id=${ids.user}`, `/v1/consents?user_id=${ids.user}`,
-        '/v1/audit-logs?per_page=100', '/v1/audit-logs?per_page=100&page=2', '/v1/audit-logs/export', '/v1/audit-logs/export?format=csv',
+        `/v1/users/${ids.user}`,
+        '/v1/users?per_page=100',
+        `/v1/bookings?user_id=${ids.user}`,
+        `/v1/consents?user_id=${ids.user}`,
+        '/v1/audit-logs?per_page=100',
+        '/v1/audit-logs?per_page=100&page=2',
+        '/v1/audit-logs/export',
+        '/v1/audit-logs/export?format=csv',
         `/v1/users/${ids.user}/export`,
       ];
       for (const url of surfaces) {

@@ -10,10 +10,13 @@ const auditCaps = ['audit-logs:list', 'audit-logs:read'];
 
 describe('retention settings', () => {
   const base = { DATA_DIR: '/tmp/x' };
-  it('keeps received webhook events 7 days and deleted tenants\' contacts 30 days by default; both configurable, never under the contract\'s 7 days', () => {
+  it("keeps received webhook events 7 days and deleted tenants' contacts 30 days by default; both configurable, never under the contract's 7 days", () => {
     const defaults = retentionSettingsFromConfig(loadConfig(base));
     expect(defaults).toMatchObject({ receivedWebhookDays: 7, tenantContactDays: 30, audit: { data: 90, security: 90 } });
-    expect(retentionSettingsFromConfig(loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '14', TENANT_CONTACT_RETENTION_DAYS: '0' }))).toMatchObject({ receivedWebhookDays: 14, tenantContactDays: 0 });
+    expect(retentionSettingsFromConfig(loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '14', TENANT_CONTACT_RETENTION_DAYS: '0' }))).toMatchObject({
+      receivedWebhookDays: 14,
+      tenantContactDays: 0,
+    });
     expect(() => loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '6' })).toThrow(/WEBHOOK_RECEIVED_RETENTION_DAYS must be between 7 and/);
     expect(() => loadConfig({ ...base, TENANT_CONTACT_RETENTION_DAYS: '-1' })).toThrow(/TENANT_CONTACT_RETENTION_DAYS must be a whole number/);
   });
@@ -42,8 +45,17 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     expect(created.statusCode, created.body).toBe(201);
     const hookId = String(created.json()._id);
     const now = Date.now();
-    for (const [eventId, age] of [['evt_fresh', 0], ['evt_6d', 6 * day], ['evt_8d', 8 * day], ['evt_12d', 12 * day], ['evt_30d', 30 * day]] as const) {
-      await h.database.db.insertInto('webhook_received').values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age }).execute();
+    for (const [eventId, age] of [
+      ['evt_fresh', 0],
+      ['evt_6d', 6 * day],
+      ['evt_8d', 8 * day],
+      ['evt_12d', 12 * day],
+      ['evt_30d', 30 * day],
+    ] as const) {
+      await h.database.db
+        .insertInto('webhook_received')
+        .values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age })
+        .execute();
     }
     const kept = async () => (await h.database.db.selectFrom('webhook_received').select('event_id').where('webhook_id', '=', hookId).orderBy('event_id').execute()).map((row) => row.event_id);
     // Configured longer: only what is past that window goes.

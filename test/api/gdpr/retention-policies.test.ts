@@ -48,7 +48,11 @@ describe('retention policies, step by step', { shuffle: false }, () => {
     afterAll(() => h.close());
 
     it('refuses categories the job cannot apply (400)', async () => {
-      for (const body of [{ category: 'nothing', retention_days: 1 }, { category: 'security', retention_days: 1, action: 'anonymize' }, { category: 'orders', retention_days: 1, action: 'anonymize' }]) {
+      for (const body of [
+        { category: 'nothing', retention_days: 1 },
+        { category: 'security', retention_days: 1, action: 'anonymize' },
+        { category: 'orders', retention_days: 1, action: 'anonymize' },
+      ]) {
         const res = await h.request({ method: 'POST', url: '/v1/retention-policies', token, body });
         expect(res.statusCode, JSON.stringify(body)).toBe(400);
       }
@@ -85,7 +89,15 @@ describe('retention policies, step by step', { shuffle: false }, () => {
 
     it('an audit-category policy purges the old entries of its tenant, except those about held records', async () => {
       const policy = await post('retention-policies', { category: 'data', retention_days: 30, action: 'delete' });
-      const oldEntries = async () => (await h.database.db.selectFrom('audit_logs').select(['record_id']).where('category', '=', 'data').where('created_at', '<', h.database.dialect.toDb('timestamp', new Date(start - 30 * day).toISOString()) as string).execute()).map((r) => String(r.record_id));
+      const oldEntries = async () =>
+        (
+          await h.database.db
+            .selectFrom('audit_logs')
+            .select(['record_id'])
+            .where('category', '=', 'data')
+            .where('created_at', '<', h.database.dialect.toDb('timestamp', new Date(start - 30 * day).toISOString()) as string)
+            .execute()
+        ).map((r) => String(r.record_id));
       const before = await oldEntries();
       const aboutHeld = before.filter((id) => id === held).length;
       expect(aboutHeld).toBe(1);

@@ -22,7 +22,13 @@ describe.each(dialects)('subject export on %s', (dialect) => {
 
   beforeAll(async () => {
     h = await createHarness(dialect);
-    token = await h.bearer(await h.tenant('T'), [...['users', 'bookings', 'orders', 'subscriptions', 'products'].flatMap(crud), 'consents:create', 'users:export', 'users:write:email', 'users:read:email']);
+    token = await h.bearer(await h.tenant('T'), [
+      ...['users', 'bookings', 'orders', 'subscriptions', 'products'].flatMap(crud),
+      'consents:create',
+      'users:export',
+      'users:write:email',
+      'users:read:email',
+    ]);
     userA = String((await post('users', { email: 'a@example.com', first_name: 'Ada' }))._id);
     userB = String((await post('users', { email: 'b@example.com', first_name: 'Bob' }))._id);
     const product = String((await post('products', { name: 'P', address: 'a', city: 'c', zip_code: '1', total_items: 10 }))._id);

@@ -27,7 +27,20 @@ describe('GET /metrics on sqlite', () => {
     expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     const { types } = parsePrometheus(res.body);
-    expect(Object.fromEntries(['http_requests_total', 'http_request_duration_seconds', 'tokens_issued_total', 'tokens_refused_total', 'rate_limit_refusals_total', 'nodejs_eventloop_lag_seconds', 'process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes'].map((n) => [n, types.get(n)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        [
+          'http_requests_total',
+          'http_request_duration_seconds',
+          'tokens_issued_total',
+          'tokens_refused_total',
+          'rate_limit_refusals_total',
+          'nodejs_eventloop_lag_seconds',
+          'process_cpu_user_seconds_total',
+          'nodejs_heap_size_used_bytes',
+        ].map((n) => [n, types.get(n)]),
+      ),
+    ).toEqual({
       http_requests_total: 'counter',
       http_request_duration_seconds: 'histogram',
       tokens_issued_total: 'counter',

@@ -37,7 +37,7 @@ export function parsePrometheus(text: string): { samples: Sample[]; types: Map<s
     const match = sampleLine.exec(line);
     if (!match?.[1] || match[3] === undefined) throw new Error(`not a Prometheus sample line: ${line}`);
     const name = match[1];
-    const family = [...types.keys()].find((f) => name === f || /^_(bucket|sum|count|total|created)$/.test(name.slice(f.length)) && name.startsWith(f));
+    const family = [...types.keys()].find((f) => name === f || (/^_(bucket|sum|count|total|created)$/.test(name.slice(f.length)) && name.startsWith(f)));
     if (!family) throw new Error(`sample ${name} without a TYPE line`);
     // Go's ParseFloat, which Prometheus uses, reads NaN in any case (prom-client writes "Nan").
     const raw = match[3];

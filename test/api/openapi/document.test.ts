@@ -54,7 +54,10 @@ describe('the OpenAPI document', () => {
   it('documents no operation that is not a registered route', () => {
     const registered = new Set(documentedRoutes().map((route) => `${route.method} ${openApiPath(route.url)}`));
     const extra = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((m) => methods.includes(m)).map((m) => `${m.toUpperCase()} ${path}`).filter((key) => !registered.has(key)),
+      Object.keys(item)
+        .filter((m) => methods.includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`)
+        .filter((key) => !registered.has(key)),
     );
     expect(extra).toEqual([]);
   });
@@ -88,7 +91,11 @@ describe('the OpenAPI document', () => {
       const collection = doc.paths[`/v1/${resource.name}`];
       const item = doc.paths[`/v1/${resource.name}/{id}`];
       const expected: Record<string, Operation | undefined> = {
-        list: collection?.get, create: collection?.post, read: item?.get, update: item?.patch, delete: item?.delete,
+        list: collection?.get,
+        create: collection?.post,
+        read: item?.get,
+        update: item?.patch,
+        delete: item?.delete,
         export: doc.paths[`/v1/${resource.name}/export`]?.get,
       };
       for (const [op, operation] of Object.entries(expected)) {
@@ -212,11 +219,23 @@ describe('the rendered documentation', () => {
 });
 
 function pascal(name: string): string {
-  return name.split('-').map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 }
 
 /** The problem response component of each error status. */
 const problemResponses: Record<string, string> = {
-  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 409: 'Conflict',
-  412: 'PreconditionFailed', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 428: 'PreconditionRequired', 429: 'TooManyRequests',
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  412: 'PreconditionFailed',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  428: 'PreconditionRequired',
+  429: 'TooManyRequests',
 };

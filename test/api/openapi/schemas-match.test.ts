@@ -62,7 +62,10 @@ describe('the documented schemas match what the API sends and accepts', () => {
       const read = await send('GET', `/v1/${resource.name}/${id}`);
       expectSchema(validators, schemaName(resource, 'Record'), read.json());
       const properties = Object.keys(doc.components.schemas[schemaName(resource, 'Record')]?.properties as object);
-      expect(Object.keys(read.json()).filter((key) => !properties.includes(key)), resource.name).toEqual([]);
+      expect(
+        Object.keys(read.json()).filter((key) => !properties.includes(key)),
+        resource.name,
+      ).toEqual([]);
 
       if (resource.operations.includes('update')) {
         const changes = patchBody(resource.name);

@@ -28,7 +28,14 @@ async function twoInstances(open: () => Database, clocks: [Clock, Clock]) {
   const key = clientKeyPair();
   const keyFile = join(dataDir, 'client.pub');
   writeFileSync(keyFile, key.publicPem);
-  const client = await operator.createClient({ name: 'reader', tenant: 'system', capabilities: 'products:list api-clients:read api-clients:update', publicKeyFile: keyFile, kid: undefined, ipAllow: undefined });
+  const client = await operator.createClient({
+    name: 'reader',
+    tenant: 'system',
+    capabilities: 'products:list api-clients:read api-clients:update',
+    publicKeyFile: keyFile,
+    kid: undefined,
+    ipAllow: undefined,
+  });
   const clientId = String((client as Record<string, unknown>).client_id);
   const form = new URLSearchParams({
     grant_type: 'client_credentials',
@@ -47,7 +54,12 @@ async function twoInstances(open: () => Database, clocks: [Clock, Clock]) {
     config,
     async disableThrough(app: App) {
       const read = await app.server.inject({ method: 'GET', url: `/v1/api-clients/${clientId}`, headers: { authorization: `Bearer ${token}` } });
-      return app.server.inject({ method: 'PATCH', url: `/v1/api-clients/${clientId}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': String(read.headers.etag) }, payload: '{"disabled":true}' });
+      return app.server.inject({
+        method: 'PATCH',
+        url: `/v1/api-clients/${clientId}`,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': String(read.headers.etag) },
+        payload: '{"disabled":true}',
+      });
     },
     async close() {
       for (const app of apps) await app.server.close();
@@ -110,7 +122,9 @@ describe('a client disabled on one instance is refused by the others', () => {
     b.stop();
     const cli = openPostgres({ connectionString: url, poolSize: 1, statementTimeoutMs: 5000 });
     cleanups.push(() => cli.close());
-    const run = await (await buildOperatorServices(setup.config, cli)).runAction({ action: 'api-clients.update', tenant: 'system', id: setup.clientId, body: '{"disabled":true}', ifMatch: await etagOf(setup), query: undefined });
+    const run = await (
+      await buildOperatorServices(setup.config, cli)
+    ).runAction({ action: 'api-clients.update', tenant: 'system', id: setup.clientId, body: '{"disabled":true}', ifMatch: await etagOf(setup), query: undefined });
     expect(run.status).toBe(200);
     expect(await refused(() => setup.list(setup.apps[1]))).toBe(true);
   });

@@ -206,7 +206,11 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     expect(copies.map((answer) => answer.status).sort()).toEqual([200, 401, 401, 401]);
 
     const key = await dpopKey();
-    const issued = await send(`${a.origin}/v1/auth/token`, { method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${publicUrl}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    const issued = await send(`${a.origin}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${publicUrl}/v1/auth/token` }) },
+      body: await tokenForm(writer),
+    });
     expect(issued.status).toBe(200);
     const bound = String(issued.body.access_token);
     const proof = await dpopProof(key, { htm: 'GET', htu: `${publicUrl}/v1/products`, accessToken: bound });
@@ -220,7 +224,11 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     expect((await victimOn(b)).status).toBe(200);
     const victimId = (clients.get('victim') as Client).clientId;
     const current = await send(`${a.origin}/v1/api-clients/${victimId}`, { headers: { authorization: `Bearer ${adminToken}` } });
-    const disabled = await send(`${a.origin}/v1/api-clients/${victimId}`, { method: 'PATCH', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'if-match': String(current.headers.get('etag')) }, body: '{"disabled":true}' });
+    const disabled = await send(`${a.origin}/v1/api-clients/${victimId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'if-match': String(current.headers.get('etag')) },
+      body: '{"disabled":true}',
+    });
     expect(disabled.status).toBe(200);
     // Refused on B once A's change reaches it (NOTIFY over the direct connection, the 5 s
     // cache TTL as backstop); how soon is not a wall-clock assertion on a loaded machine.
@@ -232,7 +240,8 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     const [a, b] = both();
     const bearer = await token('writer', a);
     const body = JSON.stringify(product('Idempotent through the pooler'));
-    const post = (on: ServerProcess, key: string) => send(`${on.origin}/v1/products`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    const post = (on: ServerProcess, key: string) =>
+      send(`${on.origin}/v1/products`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': key }, body });
     const first = await post(a, 'pooler-key-1');
     expect(first.status).toBe(201);
     const retried = await post(b, 'pooler-key-1');
@@ -254,11 +263,17 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
     const bearer = await token('writer', a);
     const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
     // Events of earlier tests fanned out first, so only this test's products reach the hook.
-    await eventually('the outbox to drain', async () => ((await direct.query<{ n: number }>('select count(*)::int as n from outbox_events where dispatched_at is null')).rows[0]?.n === 0 ? true : undefined), 10_000);
+    await eventually(
+      'the outbox to drain',
+      async () => ((await direct.query<{ n: number }>('select count(*)::int as n from outbox_events where dispatched_at is null')).rows[0]?.n === 0 ? true : undefined),
+      10_000,
+    );
     const hook = await send(`${a.origin}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiverUrl, events: ['products.created'] }) });
     expect(hook.status).toBe(201);
     const count = 40;
-    const created = await Promise.all(Array.from({ length: count }, (_, i) => send(`${(i % 2 === 0 ? a : b).origin}/v1/products`, { method: 'POST', headers, body: JSON.stringify(product(`hooked ${i}`)) })));
+    const created = await Promise.all(
+      Array.from({ length: count }, (_, i) => send(`${(i % 2 === 0 ? a : b).origin}/v1/products`, { method: 'POST', headers, body: JSON.stringify(product(`hooked ${i}`)) })),
+    );
     expect(created.map((answer) => answer.status)).toEqual(Array.from({ length: count }, () => 201));
     const settled = async () => {
       const { rows } = await direct.query<{ status: string; attempts: number; _id: string }>(`select _id, status, attempts from webhook_deliveries where webhook_id = $1`, [hook.body._id]);

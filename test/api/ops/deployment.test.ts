@@ -53,7 +53,12 @@ function send(url: string, options: { from?: string; method?: string; headers?: 
   const method = options.method ?? 'GET';
   return new Promise((resolve, reject) => {
     const body = options.body;
-    const req = request(url, { method, agent, headers: { ...options.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) }, timeout: options.timeoutMs ?? 20_000 });
+    const req = request(url, {
+      method,
+      agent,
+      headers: { ...options.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      timeout: options.timeoutMs ?? 20_000,
+    });
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} got no answer within ${options.timeoutMs ?? 20_000} ms`)));
     req.on('error', reject);
     req.on('response', (res) => {
@@ -96,7 +101,6 @@ interface Client {
 }
 
 const product = (name: string) => ({ name, description: 'Quiet', address: 'Musterstraße 1', city: 'Berlin', zip_code: '10115', country: 'DE', total_items: 4 });
-
 
 // One deployment for the whole file: later steps stop PostgreSQL and Redis (and restore them)
 // and the last kills an instance, so the steps keep their order under `--sequence.shuffle`.
@@ -199,7 +203,10 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
    */
   const expectServedByBoth = async (marker: string, min = 1) => {
     await until(`both instances to log ${min}+ requests with ${marker}`, async () => (servedBy(marker).every((n) => n >= min) ? true : undefined), 20_000).catch(() => undefined);
-    expect(servedBy(marker).every((n) => n >= min), `served ${servedBy(marker).join('/')}`).toBe(true);
+    expect(
+      servedBy(marker).every((n) => n >= min),
+      `served ${servedBy(marker).join('/')}`,
+    ).toBe(true);
   };
 
   /** Creates products through nginx until stopped; records every answer and the ids acknowledged (201). */
@@ -210,7 +217,12 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     let n = 0;
     const loop = async () => {
       while (!stopped) {
-        const answer = await send(`${origin}/v1/products`, { from, method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product(`load ${from} ${n++}`)) }).catch(failed);
+        const answer = await send(`${origin}/v1/products`, {
+          from,
+          method: 'POST',
+          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify(product(`load ${from} ${n++}`)),
+        }).catch(failed);
         answers.push(answer);
         if (answer.status === 201) acknowledged.push(String(json(answer)._id));
         else await sleep(50);
@@ -233,7 +245,9 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     await db.connect();
     try {
       const stored = new Set((await db.query<{ _id: string }>('select _id from products where _id = any($1)', [ids])).rows.map((row) => row._id));
-      const audited = new Set((await db.query<{ record_id: string }>(`select record_id from audit_logs where resource = 'products' and action = 'create' and record_id = any($1)`, [ids])).rows.map((row) => row.record_id));
+      const audited = new Set(
+        (await db.query<{ record_id: string }>(`select record_id from audit_logs where resource = 'products' and action = 'create' and record_id = any($1)`, [ids])).rows.map((row) => row.record_id),
+      );
       return { unstored: ids.filter((id) => !stored.has(id)), unaudited: ids.filter((id) => !audited.has(id)) };
     } finally {
       await db.end();
@@ -274,16 +288,27 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
 
     // A DPoP proof used once is refused when replayed, on whichever instance.
     const key = await dpopKey();
-    const issued = await send(`${origin}/v1/auth/token`, { from: '127.0.0.4', method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    const issued = await send(`${origin}/v1/auth/token`, {
+      from: '127.0.0.4',
+      method: 'POST',
+      headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) },
+      body: await tokenForm(writer),
+    });
     expect(issued.status, issued.body).toBe(200);
     const bound = String(json(issued).access_token);
     const proof = await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound });
     const uses = [];
     for (const _ of [1, 2, 3]) uses.push(await send(`${origin}/v1/products?city=Probe`, { from: '127.0.0.4', headers: { authorization: `DPoP ${bound}`, dpop: proof } }));
-    expect(uses.map((a) => a.status), uses[0]?.body).toEqual([200, 401, 401]);
+    expect(
+      uses.map((a) => a.status),
+      uses[0]?.body,
+    ).toEqual([200, 401, 401]);
     await expectServedByBoth('city=');
     // A fresh proof still works: the refusals were about the replay.
-    const fresh = await send(`${origin}/v1/products`, { from: '127.0.0.4', headers: { authorization: `DPoP ${bound}`, dpop: await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound }) } });
+    const fresh = await send(`${origin}/v1/products`, {
+      from: '127.0.0.4',
+      headers: { authorization: `DPoP ${bound}`, dpop: await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound }) },
+    });
     expect(fresh.status).toBe(200);
 
     // A client disabled through instance A is refused by instance B, which has it cached
@@ -297,14 +322,19 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     expect((await victimOn(b)).status).toBe(200);
     const victimId = (clients.get('victim') as Client).clientId;
     const current = await send(`${a.origin}/v1/api-clients/${victimId}`, { headers: { authorization: `Bearer ${adminToken}` } });
-    const disabled = await send(`${a.origin}/v1/api-clients/${victimId}`, { method: 'PATCH', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'if-match': String(current.headers.etag) }, body: '{"disabled":true}' });
+    const disabled = await send(`${a.origin}/v1/api-clients/${victimId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'if-match': String(current.headers.etag) },
+      body: '{"disabled":true}',
+    });
     expect(disabled.status, disabled.body).toBe(200);
     await until('instance B to refuse the disabled client', async () => ((await victimOn(b)).status === 401 ? true : undefined), 20_000);
     for (const _ of [1, 2]) expect((await send(`${origin}/v1/products`, { from: '127.0.0.5', headers: { authorization: `Bearer ${victimToken}` } })).status).toBe(401);
 
     // The token limit is counted in Redis: 20 per address for the deployment, not per instance.
     const limited = [];
-    for (let i = 0; i <= tokenLimit; i++) limited.push((await send(`${origin}/v1/auth/token?limit_probe=1`, { from: '127.0.0.9', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
+    for (let i = 0; i <= tokenLimit; i++)
+      limited.push((await send(`${origin}/v1/auth/token?limit_probe=1`, { from: '127.0.0.9', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
     expect(limited.slice(0, tokenLimit).every((status) => status === 400)).toBe(true);
     expect(limited[tokenLimit]).toBe(429);
     await expectServedByBoth('limit_probe=', 5);
@@ -312,9 +342,21 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     // Both instances try the retention job 5 s after their start; the lease lets one run it.
     // Wait for both attempts (each logs that it ran or was skipped), however slow the start.
     const attempts = (msg: string) => instances.map((instance) => logLines(instance.stdout()).filter((line) => line.msg === msg).length);
-    await until('both instances to try the retention job', async () => (attempts('audit retention run finished').map((n, i) => n + (attempts('audit retention run skipped: another instance holds this interval')[i] ?? 0)).every((n) => n >= 1) ? true : undefined), 30_000);
+    await until(
+      'both instances to try the retention job',
+      async () =>
+        attempts('audit retention run finished')
+          .map((n, i) => n + (attempts('audit retention run skipped: another instance holds this interval')[i] ?? 0))
+          .every((n) => n >= 1)
+          ? true
+          : undefined,
+      30_000,
+    );
     const runs = attempts('audit retention run finished');
-    expect(runs.reduce((x, y) => x + y, 0), `runs per instance ${runs.join('/')}`).toBe(1);
+    expect(
+      runs.reduce((x, y) => x + y, 0),
+      `runs per instance ${runs.join('/')}`,
+    ).toBe(1);
   }, 120_000);
 
   it('books the last unit of a product once when 100 requests race through both instances', async () => {
@@ -383,17 +425,28 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     // Served, every request: the limiter skips a store it cannot reach rather than waiting
     // for it (a request waiting for Redis would get no answer at all while it is down).
     const uncounted = [];
-    for (let i = 0; i < tokenLimit + 5; i++) uncounted.push(await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' }).catch(failed));
+    for (let i = 0; i < tokenLimit + 5; i++)
+      uncounted.push(await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' }).catch(failed));
     expect(uncounted.map((answer) => answer.status)).toEqual(Array.from({ length: tokenLimit + 5 }, () => 400));
     // Replay protection lives in the database, not in Redis: still exactly one token per assertion.
     const once = await tokenForm(writer);
     const copies = await Promise.all([1, 2].map(() => send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form }, body: once })));
     expect(copies.map((answer) => answer.status).sort()).toEqual([200, 401]);
     const bearer = String(json(copies.find((answer) => answer.status === 200) as Answer).access_token);
-    const created = await send(`${origin}/v1/products`, { from: '127.0.0.10', method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product('without redis')) });
+    const created = await send(`${origin}/v1/products`, {
+      from: '127.0.0.10',
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(product('without redis')),
+    });
     expect(created.status).toBe(201);
     const key = await dpopKey();
-    const issued = await send(`${origin}/v1/auth/token`, { from: '127.0.0.10', method: 'POST', headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) }, body: await tokenForm(writer) });
+    const issued = await send(`${origin}/v1/auth/token`, {
+      from: '127.0.0.10',
+      method: 'POST',
+      headers: { 'content-type': form, dpop: await dpopProof(key, { htm: 'POST', htu: `${origin}/v1/auth/token` }) },
+      body: await tokenForm(writer),
+    });
     const bound = String(json(issued).access_token);
     const proof = await dpopProof(key, { htm: 'GET', htu: `${origin}/v1/products`, accessToken: bound });
     const uses = [];
@@ -404,12 +457,22 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     // Both instances reconnect by themselves (ioredis retries every 2 s at most).
     const watcher = new Redis(redis.url);
     try {
-      await until('both instances to reconnect to Redis', async () => (String(await watcher.client('LIST')).split('\n').filter((line) => line.trim() !== '').length >= 3 ? true : undefined), 30_000);
+      await until(
+        'both instances to reconnect to Redis',
+        async () =>
+          String(await watcher.client('LIST'))
+            .split('\n')
+            .filter((line) => line.trim() !== '').length >= 3
+            ? true
+            : undefined,
+        30_000,
+      );
     } finally {
       watcher.disconnect();
     }
     const counted = [];
-    for (let i = 0; i <= tokenLimit; i++) counted.push((await send(`${origin}/v1/auth/token`, { from: '127.0.0.11', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
+    for (let i = 0; i <= tokenLimit; i++)
+      counted.push((await send(`${origin}/v1/auth/token`, { from: '127.0.0.11', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
     expect(counted).toEqual([...Array.from({ length: tokenLimit }, () => 400), 429]);
     expect(await lost([String(json(created)._id)])).toEqual({ unstored: [], unaudited: [] });
     noInternalErrors();
@@ -417,7 +480,12 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
 
   it('keeps serving through nginx when one instance is killed with SIGKILL under load', async () => {
     const bearer = await token('writer', '127.0.0.7');
-    const created = await send(`${origin}/v1/products`, { from: '127.0.0.7', method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(product('read me')) });
+    const created = await send(`${origin}/v1/products`, {
+      from: '127.0.0.7',
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(product('read me')),
+    });
     const path = `/v1/products/${String(json(created)._id)}`;
     const writes = writeLoad(bearer, '127.0.0.7', 2);
     const reads: Answer[] = [];
@@ -433,7 +501,9 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
     const readsAtKill = reads.length;
     const writesAtKill = writes.acknowledged.length;
     // Load goes on through the survivor until enough has been served after the kill.
-    await until('reads and writes to go on after the kill', async () => (reads.length - readsAtKill > 30 && writes.acknowledged.length - writesAtKill > 10 ? true : undefined), 30_000).catch(() => undefined);
+    await until('reads and writes to go on after the kill', async () => (reads.length - readsAtKill > 30 && writes.acknowledged.length - writesAtKill > 10 ? true : undefined), 30_000).catch(
+      () => undefined,
+    );
     stopped = true;
     await Promise.all(readers);
     await writes.stop();

@@ -21,9 +21,19 @@ async function run(end: string, lines: number): Promise<{ code: number | null; l
   const file = join(dir, `${end}.log`);
   const out = openSync(file, 'w');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-exit-fixture.ts'], { cwd: repoRoot, env: { ...process.env, END: end, LINES: String(lines), UV_THREADPOOL_SIZE: '2' }, stdio: ['ignore', out, 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-exit-fixture.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, END: end, LINES: String(lines), UV_THREADPOOL_SIZE: '2' },
+      stdio: ['ignore', out, 'pipe'],
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    return { code, lines: readFileSync(file, 'utf8').split('\n').filter(Boolean).map((text) => JSON.parse(text) as Line) };
+    return {
+      code,
+      lines: readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((text) => JSON.parse(text) as Line),
+    };
   } finally {
     closeSync(out);
   }

@@ -34,7 +34,7 @@ describe.each(dialects)('live schema on %s', (dialect) => {
   let database: Database;
   afterAll(() => database.close());
 
-  it('has a table per resource whose columns are exactly the registry\'s stored fields plus bookkeeping', async () => {
+  it("has a table per resource whose columns are exactly the registry's stored fields plus bookkeeping", async () => {
     database = await freshDatabase(dialect);
     const tables = new Map((await database.db.introspection.getTables()).map((table) => [table.name, table]));
     for (const resource of resources) {
@@ -59,10 +59,24 @@ describe.each(dialects)('live schema on %s', (dialect) => {
 /** Column types as each database's introspection reports them. */
 function dialectType(dialect: string, type: string | undefined): string {
   const postgres: Record<string, string> = {
-    string: 'text', reference: 'text', integer: 'int4', number: 'float8', boolean: 'bool', timestamp: 'timestamptz', string_list: 'jsonb', object: 'jsonb',
+    string: 'text',
+    reference: 'text',
+    integer: 'int4',
+    number: 'float8',
+    boolean: 'bool',
+    timestamp: 'timestamptz',
+    string_list: 'jsonb',
+    object: 'jsonb',
   };
   const sqlite: Record<string, string> = {
-    string: 'text', reference: 'text', integer: 'integer', number: 'real', boolean: 'integer', timestamp: 'text', string_list: 'text', object: 'text',
+    string: 'text',
+    reference: 'text',
+    integer: 'integer',
+    number: 'real',
+    boolean: 'integer',
+    timestamp: 'text',
+    string_list: 'text',
+    object: 'text',
   };
   return (dialect === 'postgres' ? postgres : sqlite)[type ?? ''] ?? `unknown ${type}`;
 }

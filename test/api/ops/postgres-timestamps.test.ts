@@ -4,7 +4,15 @@ import { timestamptzToIso } from '../../../src/db/postgres.js';
 import { freshPostgresUrl } from '../../support/databases.js';
 
 // Instants across the range the API stores, with and without milliseconds.
-const instants = ['2026-03-01T09:30:00.000Z', '2026-11-22T23:59:59.999Z', '1999-12-31T23:00:00.120Z', '2024-02-29T00:00:00.001Z', '1000-01-01T12:00:00.000Z', '9999-12-31T23:59:59.999Z', '1970-01-01T00:00:00.000Z'];
+const instants = [
+  '2026-03-01T09:30:00.000Z',
+  '2026-11-22T23:59:59.999Z',
+  '1999-12-31T23:00:00.120Z',
+  '2024-02-29T00:00:00.001Z',
+  '1000-01-01T12:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '1970-01-01T00:00:00.000Z',
+];
 // Session time zones PostgreSQL renders with whole-hour, half-hour, negative and second-level
 // (historical local mean time) offsets.
 const zones = ['UTC', 'Asia/Kolkata', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham', 'Europe/Amsterdam', 'America/Los_Angeles'];

@@ -119,7 +119,10 @@ async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited early (${child.exitCode}):\n${out}`);
-      const status = await fetch(`${origin}/ready`).then((r) => r.status, () => 0);
+      const status = await fetch(`${origin}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
       if (Date.now() > deadline) throw new Error(`not ready within 60 s:\n${out}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -136,7 +139,12 @@ async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_
     expect((await fetch(`${origin}${script ?? ''}`)).status).toBe(200);
 
     const assertion = await signAssertion(key, client.client_id, `${origin}/v1/auth/token`, { kid: client.kid });
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.client_id,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+    });
     const token = await fetch(`${origin}/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
     const tokenBody = (await token.json()) as { access_token?: unknown };
     expect(token.status, JSON.stringify(tokenBody)).toBe(200);
@@ -148,7 +156,12 @@ async function startAndProbe(dir: string, storage: { DATA_DIR: string; DATABASE_
   }
   // SIGTERM is a graceful shutdown: the service finished it and closed the port.
   expect(out).toContain('"msg":"shutdown complete"');
-  expect(await fetch(`${origin}/ready`).then((r) => r.status, () => 0)).toBe(0);
+  expect(
+    await fetch(`${origin}/ready`).then(
+      (r) => r.status,
+      () => 0,
+    ),
+  ).toBe(0);
 }
 
 describe('a production install (issue 26)', () => {
@@ -208,7 +221,8 @@ describe('a production install (issue 26)', () => {
     const installed = join(app, 'node_modules/booking-service');
     for (const dev of ['tsx', 'typescript', 'vite', 'vitest', '@cyclonedx/cyclonedx-npm']) expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     for (const absent of ['src', 'cli', 'admin', 'test']) expect(existsSync(join(installed, absent)), absent).toBe(false);
-    for (const needed of ['dist/src/start.cjs', 'dist/src/db/migrate.js', 'dist/admin/index.html', 'dist/cli/main.js', 'dist/packages/client/src/index.js', 'generated/sbom.cdx.json']) expect(existsSync(join(installed, needed)), needed).toBe(true);
+    for (const needed of ['dist/src/start.cjs', 'dist/src/db/migrate.js', 'dist/admin/index.html', 'dist/cli/main.js', 'dist/packages/client/src/index.js', 'generated/sbom.cdx.json'])
+      expect(existsSync(join(installed, needed)), needed).toBe(true);
 
     await startAndProbe(installed, { DATA_DIR: join(work, 'app-sqlite') });
     await startAndProbe(installed, { DATA_DIR: join(work, 'app-postgres'), DATABASE_URL: await freshPostgresUrl() });

@@ -56,7 +56,19 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       const database = await open();
       await migrateTo(database, level);
       // A tenant row written at that level must survive the upgrade.
-      await database.db.insertInto('tenants').values({ _id: `t-${level}`, tenant_id: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', name: level, level: 'partner', etag: '"e"', path: `/t-${level}/` }).execute();
+      await database.db
+        .insertInto('tenants')
+        .values({
+          _id: `t-${level}`,
+          tenant_id: null,
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: '2026-01-01T00:00:00.000Z',
+          name: level,
+          level: 'partner',
+          etag: '"e"',
+          path: `/t-${level}/`,
+        })
+        .execute();
       const report = await migrateToLatest(database);
       expect(report.applied, level).toEqual(names.slice(names.indexOf(level) + 1));
       expect(await shape(database), `upgraded from ${level}`).toEqual(expected);
@@ -73,7 +85,19 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
     const database = await open();
     await migrateTo(database, '0017-webhook-delivery-attempts');
     const at = (iso: string) => database.dialect.toDb('timestamp', iso);
-    const booking = (id: string, product: string, start: string, end: string, deleted: string | null = null) => ({ _id: id, tenant_id: null, created_at: at('2026-01-01T00:00:00.000Z'), updated_at: at('2026-01-01T00:00:00.000Z'), etag: '"e"', product_id: product, start_time: at(start), end_time: at(end), status: 'cancelled', quantity: 1, deleted_at: deleted === null ? null : at(deleted) });
+    const booking = (id: string, product: string, start: string, end: string, deleted: string | null = null) => ({
+      _id: id,
+      tenant_id: null,
+      created_at: at('2026-01-01T00:00:00.000Z'),
+      updated_at: at('2026-01-01T00:00:00.000Z'),
+      etag: '"e"',
+      product_id: product,
+      start_time: at(start),
+      end_time: at(end),
+      status: 'cancelled',
+      quantity: 1,
+      deleted_at: deleted === null ? null : at(deleted),
+    });
     await database.db
       .insertInto('bookings')
       .values([
@@ -95,7 +119,13 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
     const head = await open();
     await migrateToLatest(head);
     const products = getResource('products');
-    const grown = defineResource({ ...products, fields: { ...Object.fromEntries(Object.entries(products.fields).filter(([name]) => !['_id', 'tenant_id', 'created_at', 'updated_at'].includes(name))), loyalty_tier: { type: 'string', description: 'new', sortable: true, gdpr: 'none' } } });
+    const grown = defineResource({
+      ...products,
+      fields: {
+        ...Object.fromEntries(Object.entries(products.fields).filter(([name]) => !['_id', 'tenant_id', 'created_at', 'updated_at'].includes(name))),
+        loyalty_tier: { type: 'string', description: 'new', sortable: true, gdpr: 'none' },
+      },
+    });
     const registry = resources.map((r) => (r.name === 'products' ? grown : r));
     expect(await schemaDrift(head, registry)).toEqual([
       'resource products: field loyalty_tier (string) has no column products.loyalty_tier; add a migration (addColumns) for it',

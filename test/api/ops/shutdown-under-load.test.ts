@@ -65,7 +65,9 @@ describe.each(dialects)('SIGTERM under keep-alive load on %s', (dialect) => {
     const key = clientKeyPair();
     writeFileSync(join(dir, 'client.pub'), key.publicPem);
     const tenant = onlyJson(await runCli(['tenant', 'create', '--name', 'Acme', '--level', 'partner'], storage));
-    const client = onlyJson(await runCli(['client', 'create', '--name', 'loader', '--tenant', String(tenant._id), '--capabilities', 'products:list products:create', '--public-key', join(dir, 'client.pub')], storage));
+    const client = onlyJson(
+      await runCli(['client', 'create', '--name', 'loader', '--tenant', String(tenant._id), '--capabilities', 'products:list products:create', '--public-key', join(dir, 'client.pub')], storage),
+    );
     const clientId = String(client.client_id);
 
     const port = await freePort();

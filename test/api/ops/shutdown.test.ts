@@ -68,7 +68,12 @@ describe('the real server process', { shuffle: false }, () => {
       expect(res.status, path).toBeLessThan(500);
       await res.arrayBuffer();
     }
-    const completed = () => new Set(logLines(server.stdout()).filter((line) => line.msg === 'request completed').map((line) => line.reqId));
+    const completed = () =>
+      new Set(
+        logLines(server.stdout())
+          .filter((line) => line.msg === 'request completed')
+          .map((line) => line.reqId),
+      );
     await until(() => requestIds.every((id) => completed().has(id)), 'the request logs');
     // The requests were logged, just without their secrets.
     expect(server.stdout()).toContain('/v1/auth/token');

@@ -65,10 +65,12 @@ function listen(handler: (path: string, headers: IncomingHttpHeaders, body: stri
       res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{}' : '');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    resolve({ server, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ server, origin: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });
+    }),
+  );
 }
 
 /** Environment that makes the server write the CommonJS modules it loaded to `file` when it exits. */
@@ -119,7 +121,14 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
       tenantId = String(((await operator.createTenant({ name: 'Traced', level: 'tenant', parent: undefined, currency: undefined })) as Record<string, unknown>)._id);
       const key = clientKeyPair();
       writeFileSync(join(dir, 'client.pub'), key.publicPem);
-      const created = (await operator.createClient({ name: 'traced', tenant: tenantId, capabilities: 'products:create webhooks:create', publicKeyFile: join(dir, 'client.pub'), kid: undefined, ipAllow: undefined })) as Record<string, unknown>;
+      const created = (await operator.createClient({
+        name: 'traced',
+        tenant: tenantId,
+        capabilities: 'products:create webhooks:create',
+        publicKeyFile: join(dir, 'client.pub'),
+        kid: undefined,
+        ipAllow: undefined,
+      })) as Record<string, unknown>;
       client = { clientId: String(created.client_id), kid: String(created.kid), key };
     } finally {
       await database.close();
@@ -135,12 +144,17 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('exports a request span continuing the caller\'s traceparent, a unit-of-work child, and a webhook delivery span whose traceparent the receiver gets', async () => {
+  it("exports a request span continuing the caller's traceparent, a unit-of-work child, and a webhook delivery span whose traceparent the receiver gets", async () => {
     const assertion = await signAssertion(client.key, client.clientId, `${instance.origin}/v1/auth/token`, { kid: client.kid });
     const issued = await fetch(`${instance.origin}/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: assertion,
+      }),
     });
     expect(issued.status).toBe(200);
     const bearer = String(((await issued.json()) as Record<string, unknown>).access_token);
@@ -159,7 +173,13 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
 
     const request = await eventually('the request span', () => spans.find((span) => span.traceId === traceId && span.kind === kind.server), 10_000);
     expect(request).toMatchObject({ name: 'products.create', parentSpanId: callerSpanId });
-    expect(attributes(request)).toMatchObject({ 'booking.principal_type': 'client', 'booking.tenant_id': tenantId, 'http.request.method': 'POST', 'http.route': '/v1/products', 'http.response.status_code': 201 });
+    expect(attributes(request)).toMatchObject({
+      'booking.principal_type': 'client',
+      'booking.tenant_id': tenantId,
+      'http.request.method': 'POST',
+      'http.route': '/v1/products',
+      'http.response.status_code': 201,
+    });
     const unit = await eventually('the unit-of-work span', () => spans.find((span) => span.traceId === traceId && span.name === 'unit of work'), 10_000);
     expect(unit).toMatchObject({ parentSpanId: request.spanId, kind: kind.internal });
     expect(attributes(unit)['db.system.name']).toBe('sqlite');

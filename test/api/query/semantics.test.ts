@@ -57,7 +57,10 @@ const patterns = [
 async function seedSubjects(database: Database): Promise<void> {
   await database.db.schema.createTable('regex_subjects').addColumn('_id', 'text').addColumn('city', 'text').execute();
   for (const [index, city] of subjects.entries()) {
-    await database.db.insertInto('regex_subjects').values({ _id: String(index).padStart(2, '0'), city }).execute();
+    await database.db
+      .insertInto('regex_subjects')
+      .values({ _id: String(index).padStart(2, '0'), city })
+      .execute();
   }
 }
 

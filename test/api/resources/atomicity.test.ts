@@ -43,7 +43,12 @@ describe.each(dialects)('writes and their audit entries are atomic on %s', (dial
 
   it('leaves nothing behind when a booking names a product that does not exist', async () => {
     const [bookings, entries] = [await count('bookings'), await count('audit_logs')];
-    const response = await h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: '01890000-0000-7000-8000-000000000000', start_time: '2026-01-01T10:00:00Z', end_time: '2026-01-02T10:00:00Z' } });
+    const response = await h.request({
+      method: 'POST',
+      url: '/v1/bookings/',
+      token,
+      body: { product_id: '01890000-0000-7000-8000-000000000000', start_time: '2026-01-01T10:00:00Z', end_time: '2026-01-02T10:00:00Z' },
+    });
     expect(expectProblem(response, 400, 'validation_failed').errors).toEqual([{ field: 'product_id', message: expect.any(String) }]);
     expect(await count('bookings')).toBe(bookings);
     expect(await count('audit_logs')).toBe(entries);

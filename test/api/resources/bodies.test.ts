@@ -66,7 +66,10 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
   beforeAll(async () => {
     h = await createHarness(dialect, { env: { BODY_LIMIT_BYTES: '102400' } });
     const tenant = await h.tenant('Bodies');
-    token = await h.bearer(tenant, ['products', 'bookings', 'orders', 'service-charges', 'webhooks'].flatMap((r) => crud(r)));
+    token = await h.bearer(
+      tenant,
+      ['products', 'bookings', 'orders', 'service-charges', 'webhooks'].flatMap((r) => crud(r)),
+    );
     productId = (await h.request({ method: 'POST', url: '/v1/products/', token, body: product })).json()._id;
     const times = { start_time: '2026-05-01T10:00:00Z', end_time: '2026-05-02T10:00:00Z' };
     Object.assign(bases, {
@@ -83,8 +86,7 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  const post = (resource: string, body: unknown, headers?: Record<string, string>) =>
-    h.request({ method: 'POST', url: `/v1/${resource}/`, token, body, ...(headers ? { headers } : {}) });
+  const post = (resource: string, body: unknown, headers?: Record<string, string>) => h.request({ method: 'POST', url: `/v1/${resource}/`, token, body, ...(headers ? { headers } : {}) });
 
   async function created(resource: string, body: Record<string, unknown>) {
     const response = await post(resource, body);
@@ -195,7 +197,11 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
 
   it.each(['application/json', 'text/plain', 'application/x-www-form-urlencoded'])('accepts a DELETE without content labelled %s', async (type) => {
     const { id, etag } = await created('products', product);
-    const response = await h.app.server.inject({ method: 'DELETE', url: `/v1/products/${id}`, headers: { authorization: `Bearer ${token}`, 'if-match': etag, 'content-type': type, 'content-length': '0' } });
+    const response = await h.app.server.inject({
+      method: 'DELETE',
+      url: `/v1/products/${id}`,
+      headers: { authorization: `Bearer ${token}`, 'if-match': etag, 'content-type': type, 'content-length': '0' },
+    });
     expect(response.statusCode).toBe(204);
   });
 

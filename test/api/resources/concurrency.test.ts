@@ -23,10 +23,8 @@ describe.each(dialects)('optimistic concurrency on %s', (dialect) => {
     return { id: String(response.json()._id), etag: String(response.headers.etag) };
   }
   const read = (id: string) => h.request({ method: 'GET', url: `/v1/products/${id}`, token });
-  const patch = (id: string, ifMatch: string, body: Record<string, unknown>) =>
-    h.request({ method: 'PATCH', url: `/v1/products/${id}`, token, body, headers: { 'if-match': ifMatch } });
-  const auditCount = async (id: string, action: string) =>
-    (await h.database.db.selectFrom('audit_logs').select('_id').where('record_id', '=', id).where('action', '=', action).execute()).length;
+  const patch = (id: string, ifMatch: string, body: Record<string, unknown>) => h.request({ method: 'PATCH', url: `/v1/products/${id}`, token, body, headers: { 'if-match': ifMatch } });
+  const auditCount = async (id: string, action: string) => (await h.database.db.selectFrom('audit_logs').select('_id').where('record_id', '=', id).where('action', '=', action).execute()).length;
 
   it('lets exactly one of 20 parallel PATCHes with the same ETag win', async () => {
     const { id, etag } = await create();

@@ -34,7 +34,11 @@ describe.each(dialects)('list totals on %s', (dialect) => {
   it('picks up changes made elsewhere (another instance) once the cached total expires', async () => {
     const start = await total();
     expect(start).toBeGreaterThan(0);
-    await h.database.db.updateTable('products').set({ city: 'Paris' }).where('_id', 'in', h.database.db.selectFrom('products').select('_id').where('city', '=', 'Berlin').limit(1)).execute();
+    await h.database.db
+      .updateTable('products')
+      .set({ city: 'Paris' })
+      .where('_id', 'in', h.database.db.selectFrom('products').select('_id').where('city', '=', 'Berlin').limit(1))
+      .execute();
     expect(await total()).toBe(start);
     time += 1001;
     expect(await total()).toBe(start - 1);

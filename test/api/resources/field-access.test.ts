@@ -23,7 +23,11 @@ describe.each(dialects)('field-level read access on %s', (dialect) => {
 
   it('reads and lists show each caller only the sensitive fields it may read, request after request', async () => {
     for (let round = 0; round < 2; round++) {
-      for (const [who, email, phone] of [['all', 'guest@example.com', '+4930123456'], ['none', undefined, undefined], ['email', 'guest@example.com', undefined]] as const) {
+      for (const [who, email, phone] of [
+        ['all', 'guest@example.com', '+4930123456'],
+        ['none', undefined, undefined],
+        ['email', 'guest@example.com', undefined],
+      ] as const) {
         const read = await h.request({ method: 'GET', url: `/v1/users/${id}`, token: token[who] });
         expect(read.statusCode).toBe(200);
         expect([read.json().email, read.json().phone]).toEqual([email, phone]);

@@ -28,11 +28,29 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
 
   const post = (body: unknown, key: string | undefined, bearer = token, url = '/v1/products') =>
     h.request({ method: 'POST', url, token: bearer, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
-  const count = async (name: string) => Number((await h.database.db.selectFrom('products').select(sql<number>`count(*)`.as('n')).where('name', '=', name).executeTakeFirstOrThrow()).n);
+  const count = async (name: string) =>
+    Number(
+      (
+        await h.database.db
+          .selectFrom('products')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('name', '=', name)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const audits = async (name: string) => {
     const rows = await h.database.db.selectFrom('products').select('_id').where('name', '=', name).execute();
     let n = 0;
-    for (const row of rows) n += Number((await h.database.db.selectFrom('audit_logs').select(sql<number>`count(*)`.as('n')).where('record_id', '=', String(row._id)).executeTakeFirstOrThrow()).n);
+    for (const row of rows)
+      n += Number(
+        (
+          await h.database.db
+            .selectFrom('audit_logs')
+            .select(sql<number>`count(*)`.as('n'))
+            .where('record_id', '=', String(row._id))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     return n;
   };
 
@@ -61,7 +79,10 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
   it('two identical requests in parallel execute once', async () => {
     const answers = await Promise.all([post(product('parallel'), 'key-3'), post(product('parallel'), 'key-3'), post(product('parallel'), 'key-3')]);
     const statuses = answers.map((a) => a.statusCode);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join()).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(),
+    ).toBe(true);
     for (const refused of answers.filter((a) => a.statusCode === 409)) expect(refused.json().code).toBe('idempotency_key_in_use');
     expect(await count('parallel')).toBe(1);
     expect(await audits('parallel')).toBe(1);
@@ -122,7 +143,12 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
     const second = await buildApp(h.config, { database: h.database, keys, logger: false });
     try {
       const first = await post(product('instances'), 'key-8');
-      const viaSecond = await second.server.inject({ method: 'POST', url: '/v1/products', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'key-8' }, payload: JSON.stringify(product('instances')) });
+      const viaSecond = await second.server.inject({
+        method: 'POST',
+        url: '/v1/products',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'key-8' },
+        payload: JSON.stringify(product('instances')),
+      });
       expect(viaSecond.statusCode).toBe(201);
       expect(viaSecond.headers['idempotency-replayed']).toBe('true');
       expect(viaSecond.json()._id).toBe(first.json()._id);

@@ -51,7 +51,10 @@ describe('lists answer identically on every database', () => {
     for (const dialect of dialects) {
       const h = await createHarness(dialect, { clock: steppingClock() });
       const tenant = await h.tenant('Same data');
-      const token = await h.bearer(tenant, listResources.flatMap((r) => crud(r)));
+      const token = await h.bearer(
+        tenant,
+        listResources.flatMap((r) => crud(r)),
+      );
       instances.set(dialect, { h, token, labels: labelsOf(await seedLists(h, token)) });
     }
   });

@@ -25,7 +25,10 @@ describe.each(dialects)('list sorting, fields and pagination on %s', (dialect) =
   beforeAll(async () => {
     h = await createHarness(dialect, { clock: steppingClock() });
     const tenant = await h.tenant('Paging');
-    token = await h.bearer(tenant, listResources.flatMap((r) => crud(r)));
+    token = await h.bearer(
+      tenant,
+      listResources.flatMap((r) => crud(r)),
+    );
     seed = await seedLists(h, token);
   });
   afterAll(() => h.close());
@@ -45,18 +48,18 @@ describe.each(dialects)('list sorting, fields and pagination on %s', (dialect) =
 
   it('sorts by several keys, ascending and descending', async () => {
     const response = await get('/v1/products/?sort=city,-total_items&per_page=100');
-    const expected = [...seed.products]
-      .sort((a, b) => String(a.city).localeCompare(String(b.city)) || Number(b.total_items) - Number(a.total_items))
-      .map((d) => d._id);
+    const expected = [...seed.products].sort((a, b) => String(a.city).localeCompare(String(b.city)) || Number(b.total_items) - Number(a.total_items)).map((d) => d._id);
     expect(itemIds(response.json())).toEqual(expected);
     const byStatus = await get('/v1/products/?sort=-status,name&per_page=100');
     const names = (byStatus.json().items as Doc[]).map((d) => `${String(d.status)}|${String(d.name)}`);
     // Byte order: upper case before lower case ("Suite" < "loft"), the same on both databases.
-    const expectedNames = seed.products.map((d) => `${String(d.status)}|${String(d.name)}`).sort((a, b) => {
-      const [sa = '', na = ''] = a.split('|');
-      const [sb = '', nb = ''] = b.split('|');
-      return sa === sb ? (na < nb ? -1 : na > nb ? 1 : 0) : sa < sb ? 1 : -1;
-    });
+    const expectedNames = seed.products
+      .map((d) => `${String(d.status)}|${String(d.name)}`)
+      .sort((a, b) => {
+        const [sa = '', na = ''] = a.split('|');
+        const [sb = '', nb = ''] = b.split('|');
+        return sa === sb ? (na < nb ? -1 : na > nb ? 1 : 0) : sa < sb ? 1 : -1;
+      });
     expect(names).toEqual(expectedNames);
   });
 
@@ -78,7 +81,11 @@ describe.each(dialects)('list sorting, fields and pagination on %s', (dialect) =
     expect(response.statusCode).toBe(200);
     for (const item of response.json().items as Doc[]) expect(Object.keys(item).sort()).toEqual(['_id', 'city', 'name']);
     const idOnly = await get('/v1/products/?fields=_id&per_page=3');
-    expect(idOnly.json().items).toEqual(newestFirst(seed.products).slice(0, 3).map((_id) => ({ _id })));
+    expect(idOnly.json().items).toEqual(
+      newestFirst(seed.products)
+        .slice(0, 3)
+        .map((_id) => ({ _id })),
+    );
     const withFilter = await get('/v1/bookings/?fields=status&status=cancelled&sort=start_time');
     for (const item of withFilter.json().items as Doc[]) expect(item).toEqual({ _id: item._id, status: 'cancelled' });
   });
@@ -106,12 +113,9 @@ describe.each(dialects)('list sorting, fields and pagination on %s', (dialect) =
     expect(all.headers['x-total-pages']).toBe('1');
   });
 
-  it.each(['per_page=101', 'per_page=0', 'per_page=-1', 'per_page=abc', 'per_page=1.5', 'per_page=1e2', 'page=0', 'page=-1', 'page=abc', 'page=', 'page=1&page=2'])(
-    'refuses %s',
-    async (query) => {
-      expect(errorFields(expectProblem(await get(`/v1/products/?${query}`), 400, 'validation_failed'))).toEqual([query.split('=')[0]]);
-    },
-  );
+  it.each(['per_page=101', 'per_page=0', 'per_page=-1', 'per_page=abc', 'per_page=1.5', 'per_page=1e2', 'page=0', 'page=-1', 'page=abc', 'page=', 'page=1&page=2'])('refuses %s', async (query) => {
+    expect(errorFields(expectProblem(await get(`/v1/products/?${query}`), 400, 'validation_failed'))).toEqual([query.split('=')[0]]);
+  });
 
   it('links first, prev, next and last, keeping the other parameters', async () => {
     const where = JSON.stringify({ city: { $ne: 'Munich' } });

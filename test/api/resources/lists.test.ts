@@ -19,7 +19,10 @@ describe.each(dialects)('list filters on %s', (dialect) => {
   beforeAll(async () => {
     h = await createHarness(dialect, { clock: steppingClock() });
     const tenant = await h.tenant('Lists');
-    token = await h.bearer(tenant, listResources.flatMap((r) => crud(r)));
+    token = await h.bearer(
+      tenant,
+      listResources.flatMap((r) => crud(r)),
+    );
     seed = await seedLists(h, token);
   });
   afterAll(() => h.close());
@@ -96,7 +99,11 @@ describe.each(dialects)('list filters on %s', (dialect) => {
       const inRange: Predicate = (d) => str(d, 'start_time') >= '2026-03-05T00:00:00.000Z' && str(d, 'start_time') < '2026-03-15T00:00:00.000Z';
       await expectMatches('orders', where({ start_time: { $gte: from, $lt: to } }), inRange);
       await expectMatches('orders', where({ start_time: { $gte: '2026-03-05T02:00:00+02:00', $lt: '2026-03-14T19:00:00-05:00' } }), inRange);
-      await expectMatches('orders', where({ status: { $in: ['active', 'confirmed'] }, end_time: { $lt: to } }), (d) => ['active', 'confirmed'].includes(str(d, 'status')) && str(d, 'end_time') < '2026-03-15T00:00:00.000Z');
+      await expectMatches(
+        'orders',
+        where({ status: { $in: ['active', 'confirmed'] }, end_time: { $lt: to } }),
+        (d) => ['active', 'confirmed'].includes(str(d, 'status')) && str(d, 'end_time') < '2026-03-15T00:00:00.000Z',
+      );
     });
 
     it('bookings: status equality and product reference', async () => {
@@ -121,11 +128,21 @@ describe.each(dialects)('list filters on %s', (dialect) => {
       ['exists', 'products', { country__exists: 'false' }, (d) => d.country == null],
       ['number', 'service-charges', { amount__gt: '50' }, (d) => num(d, 'amount') > 50],
       ['decimal number', 'service-charges', { amount__lte: '12.5' }, (d) => num(d, 'amount') <= 12.5],
-      ['timestamp', 'orders', { start_time__gte: '2026-03-10T00:00:00Z', end_time__lte: '2026-03-20T00:00:00.000Z' }, (d) => str(d, 'start_time') >= '2026-03-10T00:00:00.000Z' && str(d, 'end_time') <= '2026-03-20T00:00:00.000Z'],
+      [
+        'timestamp',
+        'orders',
+        { start_time__gte: '2026-03-10T00:00:00Z', end_time__lte: '2026-03-20T00:00:00.000Z' },
+        (d) => str(d, 'start_time') >= '2026-03-10T00:00:00.000Z' && str(d, 'end_time') <= '2026-03-20T00:00:00.000Z',
+      ],
       ['timestamp with offset', 'orders', { start_time__lt: '2026-03-10T01:00:00+01:00' }, (d) => str(d, 'start_time') < '2026-03-10T00:00:00.000Z'],
       ['timestamp exists', 'subscriptions', { valid_until__exists: 'true' }, (d) => d.valid_until != null],
       ['combined with where (AND)', 'products', { where: JSON.stringify({ city: 'Berlin' }), is_published: 'true' }, (d) => d.city === 'Berlin' && d.is_published === true],
-      ['where $or AND a parameter', 'products', { where: JSON.stringify({ $or: [{ city: 'Berlin' }, { city: 'Munich' }] }), total_items__gt: '15' }, (d) => d.city !== 'Hamburg' && num(d, 'total_items') > 15],
+      [
+        'where $or AND a parameter',
+        'products',
+        { where: JSON.stringify({ $or: [{ city: 'Berlin' }, { city: 'Munich' }] }), total_items__gt: '15' },
+        (d) => d.city !== 'Hamburg' && num(d, 'total_items') > 15,
+      ],
     ])('%s', async (_name, resource, params, predicate) => {
       await expectMatches(resource, params, predicate);
     });

@@ -59,7 +59,11 @@ describe.each(dialects)('$regex cannot hang the service on %s', (dialect) => {
       const { response, elapsed } = await timed(url);
       expect(elapsed).toBeLessThan(BOUND_MS);
       expect(response.statusCode, response.body).toBe(200);
-      expect(itemIds(response.json()).map((id) => labels.get(id)).sort()).toEqual([...expected].sort());
+      expect(
+        itemIds(response.json())
+          .map((id) => labels.get(id))
+          .sort(),
+      ).toEqual([...expected].sort());
     }
     const { response, elapsed } = await timed(`/v1/products/?${w({ name: { $regex: pattern, $options: 'i' } })}`);
     expect(elapsed).toBeLessThan(BOUND_MS);

@@ -70,7 +70,13 @@ describe.each(dialects)('sensitive fields stay hidden in every projection of a r
     const created = await request('POST', '/v1/users', admin, { email, phone, first_name: 'Ada', date_of_birth: '1815-12-10' });
     userId = String(created.json()._id);
     const current = await request('GET', `/v1/users/${userId}`, admin);
-    const updated = await h.request({ method: 'PATCH', url: `/v1/users/${userId}`, token: admin, headers: { 'if-match': String(current.headers.etag) }, body: { email: newEmail, phone: newPhone, last_name: 'King' } });
+    const updated = await h.request({
+      method: 'PATCH',
+      url: `/v1/users/${userId}`,
+      token: admin,
+      headers: { 'if-match': String(current.headers.etag) },
+      body: { email: newEmail, phone: newPhone, last_name: 'King' },
+    });
     expect(updated.statusCode, updated.body).toBe(200);
     const doomed = await request('POST', '/v1/users', admin, { email: 'ada.doomed@example.test', phone: '+441111111111' });
     deletedId = String(doomed.json()._id);

@@ -14,7 +14,9 @@ const marker = 'outbox-fail-marker';
 const failOutbox: Record<DialectName, readonly RawBuilder<unknown>[]> = {
   sqlite: [sql.raw(`create trigger fail_outbox before insert on outbox_events when new.data like '%${marker}%' begin select raise(abort, 'injected outbox failure'); end`)],
   postgres: [
-    sql.raw(`create function fail_outbox() returns trigger language plpgsql as $$ begin if new.data::text like '%${marker}%' then raise exception 'injected outbox failure'; end if; return new; end $$`),
+    sql.raw(
+      `create function fail_outbox() returns trigger language plpgsql as $$ begin if new.data::text like '%${marker}%' then raise exception 'injected outbox failure'; end if; return new; end $$`,
+    ),
     sql`create trigger fail_outbox before insert on outbox_events for each row execute function fail_outbox()`,
   ],
 };
@@ -63,7 +65,13 @@ describe.each(dialects)('one audit entry and one outbox event per committed chan
         const actions = ['create'];
         committed.set(id, actions);
         const failUpdate = i % 3 === 1;
-        const updated = await h.request({ method: 'PATCH', url: `/v1/products/${id}`, token, body: { city: failUpdate ? marker : `city ${i}` }, headers: { 'if-match': String(created.headers.etag) } });
+        const updated = await h.request({
+          method: 'PATCH',
+          url: `/v1/products/${id}`,
+          token,
+          body: { city: failUpdate ? marker : `city ${i}` },
+          headers: { 'if-match': String(created.headers.etag) },
+        });
         if (failUpdate) {
           expect(updated.statusCode, updated.body).toBe(500);
           failures++;
@@ -84,9 +92,17 @@ describe.each(dialects)('one audit entry and one outbox event per committed chan
     expect(committed.size).toBeGreaterThan(20);
     for (const [id, actions] of committed) expectPaired(await trail(id), actions, 'products');
     // Nothing of a failed write survived: no marked record, entry or event.
-    const marked = await h.database.db.selectFrom('products').select('_id').where((eb) => eb.or([eb('name', 'like', `%${marker}%`), eb('city', 'like', `%${marker}%`)])).execute();
+    const marked = await h.database.db
+      .selectFrom('products')
+      .select('_id')
+      .where((eb) => eb.or([eb('name', 'like', `%${marker}%`), eb('city', 'like', `%${marker}%`)]))
+      .execute();
     expect(marked).toEqual([]);
-    const events = await h.database.db.selectFrom('outbox_events').select(sql<number>`count(*)`.as('n')).where('resource', '=', 'products').executeTakeFirstOrThrow();
+    const events = await h.database.db
+      .selectFrom('outbox_events')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('resource', '=', 'products')
+      .executeTakeFirstOrThrow();
     expect(Number(events.n)).toBe([...committed.values()].reduce((sum, actions) => sum + actions.length, 0));
   });
 
@@ -94,7 +110,12 @@ describe.each(dialects)('one audit entry and one outbox event per committed chan
     const client = await h.client(null, ['products:list']);
     const before = await trail(client.clientId);
     expectPaired(before, ['create'], 'api-clients');
-    const response = await h.request({ method: 'POST', url: `/v1/api-clients/${client.clientId}/keys`, token: await h.bearer(null, ['api-clients:rotate-key']), body: { public_key: clientKeyPair().publicPem } });
+    const response = await h.request({
+      method: 'POST',
+      url: `/v1/api-clients/${client.clientId}/keys`,
+      token: await h.bearer(null, ['api-clients:rotate-key']),
+      body: { public_key: clientKeyPair().publicPem },
+    });
     expect(response.statusCode, response.body).toBe(201);
     expectPaired(await trail(client.clientId), ['create', 'rotate-key'], 'api-clients');
   });

@@ -58,16 +58,25 @@ describe('GET /v1/security/sbom', () => {
       const component = all.find((c) => c.name === name && !c.group);
       expect(component, `${name} in the SBOM (stale? run npm run sbom)`).toMatchObject({ version, purl: `pkg:npm/${name}@${version}` });
     }
-    for (const dev of ['vitest', 'typescript', 'eslint', 'playwright-core']) expect(all.some((c) => c.name === dev), dev).toBe(false);
+    for (const dev of ['vitest', 'typescript', 'eslint', 'playwright-core'])
+      expect(
+        all.some((c) => c.name === dev),
+        dev,
+      ).toBe(false);
   });
 
   it('is a 503 problem, never generated on demand, when the build has no SBOM', async () => {
     const emptyRoot = mkdtempSync(join(tmpdir(), 'no-sbom-'));
     const app = Fastify({ logger: false });
     app.setErrorHandler(errorHandler);
-    await app.register(securityRoutes({ posture: () => {
-      throw new Error('the posture is not asked for here');
-    }, sbom: new SbomFile(emptyRoot) }));
+    await app.register(
+      securityRoutes({
+        posture: () => {
+          throw new Error('the posture is not asked for here');
+        },
+        sbom: new SbomFile(emptyRoot),
+      }),
+    );
     try {
       const res = await app.inject({ method: 'GET', url: '/v1/security/sbom' });
       expectProblem(res, 503, 'service_unavailable');

@@ -3,11 +3,14 @@ import { loadConfig } from '../../../src/config/config.js';
 import { createHarness } from '../../support/harness.js';
 
 function fields(text: string): [string, string][] {
-  return text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => {
-    const match = /^([A-Za-z-]+): (.+)$/.exec(line);
-    if (!match?.[1] || !match[2]) throw new Error(`not a security.txt field: ${line}`);
-    return [match[1], match[2]];
-  });
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^([A-Za-z-]+): (.+)$/.exec(line);
+      if (!match?.[1] || !match[2]) throw new Error(`not a security.txt field: ${line}`);
+      return [match[1], match[2]];
+    });
 }
 
 describe('GET /.well-known/security.txt', () => {

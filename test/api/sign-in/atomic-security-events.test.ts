@@ -39,7 +39,17 @@ describe.each(dialects)('sign-in state changes and their security events commit 
     await smtp.close();
   });
 
-  const entries = async (action: string) => Number((await h.database.db.selectFrom('audit_logs').select((eb) => eb.fn.countAll().as('n')).where('record_id', '=', userId).where('action', '=', action).executeTakeFirstOrThrow()).n);
+  const entries = async (action: string) =>
+    Number(
+      (
+        await h.database.db
+          .selectFrom('audit_logs')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('record_id', '=', userId)
+          .where('action', '=', action)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const totpRow = () => h.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
   const totpFlag = async () => h.database.dialect.fromDb('boolean', (await h.database.db.selectFrom('users').select('totp_enabled').where('_id', '=', userId).executeTakeFirstOrThrow()).totp_enabled);
   const start = () => h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel: 'email', destination: email } });
@@ -72,7 +82,16 @@ describe.each(dialects)('sign-in state changes and their security events commit 
 
   it('otp_issued: a failed entry leaves no challenge, no resend slot and no message; then exactly one entry', async () => {
     offset += 61_000;
-    const challenges = async () => Number((await h.database.db.selectFrom('otp_challenges').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n);
+    const challenges = async () =>
+      Number(
+        (
+          await h.database.db
+            .selectFrom('otp_challenges')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('user_id', '=', userId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const [before, sent] = [await challenges(), smtp.messages.length];
     await failure.during('otp_issued', async () => expectRolledBack(await start()));
     expect(await challenges()).toBe(before);
@@ -140,7 +159,16 @@ describe.each(dialects)('sign-in state changes and their security events commit 
   });
 
   it('mfa_challenge: a failed entry leaves the one-time code unspent and no mfa challenge; then exactly one entry', async () => {
-    const mfaChallenges = async () => Number((await h.database.db.selectFrom('mfa_challenges').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n);
+    const mfaChallenges = async () =>
+      Number(
+        (
+          await h.database.db
+            .selectFrom('mfa_challenges')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('user_id', '=', userId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const { id, code } = await challenge();
     const [before, events] = [await mfaChallenges(), await entries('mfa_challenge')];
     await failure.during('mfa_challenge', async () => expectRolledBack(await verify(id, code)));

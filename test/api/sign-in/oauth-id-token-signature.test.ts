@@ -43,7 +43,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe.each(dialects)('OAuth login: the ID token\'s signature is verified against the provider\'s JWKS on %s', (dialect) => {
+describe.each(dialects)("OAuth login: the ID token's signature is verified against the provider's JWKS on %s", (dialect) => {
   let h: Harness;
   let tenant: string;
   let alice: string;
@@ -82,13 +82,20 @@ describe.each(dialects)('OAuth login: the ID token\'s signature is verified agai
     const answer = await signIn();
     expectProblem(answer, 400, 'invalid_grant');
     expect(answer.headers.location).toBeUndefined();
-    const last = await h.database.db.selectFrom('audit_logs').select(['new_values', 'created_at']).where('category', '=', 'security').where('action', '=', 'sign_in_failed').orderBy('created_at', 'desc').orderBy('_id', 'desc').executeTakeFirstOrThrow();
+    const last = await h.database.db
+      .selectFrom('audit_logs')
+      .select(['new_values', 'created_at'])
+      .where('category', '=', 'security')
+      .where('action', '=', 'sign_in_failed')
+      .orderBy('created_at', 'desc')
+      .orderBy('_id', 'desc')
+      .executeTakeFirstOrThrow();
     const details = (typeof last.new_values === 'string' ? JSON.parse(last.new_values) : last.new_values) as Record<string, unknown>;
     expect(details).toMatchObject({ method: 'oauth', stage: 'callback', provider: 'local' });
     return String(details.reason);
   }
 
-  it('signs in with an ID token signed by the provider\'s published key', async () => {
+  it("signs in with an ID token signed by the provider's published key", async () => {
     await expectSignedIn();
   });
 

@@ -50,7 +50,10 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
       { id: 'local', issuer: provider.issuer, client_id: provider.clientId, client_secret: provider.clientSecret },
       { id: 'direct', issuer: direct.issuer, client_id: direct.clientId, client_secret: direct.clientSecret },
     ]);
-    h = await createHarness(dialect, { clock: { now: () => Date.now() + offset }, env: { OAUTH_PROVIDERS: providers, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_REDIRECT_URIS: `${app},${appCallback},${appWithQuery}` } });
+    h = await createHarness(dialect, {
+      clock: { now: () => Date.now() + offset },
+      env: { OAUTH_PROVIDERS: providers, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_REDIRECT_URIS: `${app},${appCallback},${appWithQuery}` },
+    });
     tenantA = await h.tenant('Tenant A');
     tenantB = await h.tenant('Tenant B');
     const directory = new TenantDirectory(h.database);
@@ -137,7 +140,7 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     expect((await securityEvents('sign_in')).filter((e) => e.tenant_id === tenantA)).toContainEqual(expect.objectContaining({ actor_type: 'user', actor_id: users.aliceA }));
   });
 
-  it('matches the user of the tenant named at the start: the same e-mail address in tenant B signs in as tenant B\'s user', async () => {
+  it("matches the user of the tenant named at the start: the same e-mail address in tenant B signs in as tenant B's user", async () => {
     const token = await exchange(await loginCode('alice', tenantB));
     expect(token.statusCode, token.body).toBe(200);
     expect(claimsOf(token.json().access_token)).toMatchObject({ sub: users.aliceB, tenant_id: tenantB, amr: ['fed'] });
@@ -224,7 +227,7 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     expect(claimsOf(token.json().access_token)).toMatchObject({ sub: users.aliceA, amr: ['fed'] });
   });
 
-  it('refuses a state at another provider\'s callback (and burns it), and a callback of an unknown provider, without redirecting', async () => {
+  it("refuses a state at another provider's callback (and burns it), and a callback of an unknown provider, without redirecting", async () => {
     const returned = await atProvider('alice', tenantA);
     const elsewhere = await h.request({ method: 'GET', url: returned.slice(publicUrl.length).replace('/oauth/local/', '/oauth/direct/') });
     expectProblem(elsewhere, 400, 'invalid_grant');
@@ -241,7 +244,7 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     const returned = await atProvider('alice', tenantA, (url) => url.searchParams.set('nonce', 'n-0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFG'));
     const answer = await back(returned);
     const problem = expectProblem(answer, 400, 'invalid_grant');
-    expect(problem.detail).toBe('The ID token\'s nonce is not the one of this sign-in');
+    expect(problem.detail).toBe("The ID token's nonce is not the one of this sign-in");
     expect(answer.headers.location).toBeUndefined();
     // The security event keeps the private reason.
     const events = await h.database.db.selectFrom('audit_logs').select('new_values').where('category', '=', 'security').where('action', '=', 'sign_in_failed').execute();
@@ -287,7 +290,10 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
     for (const redirect of offList) {
       const answer = await start({ tenant_id: tenantA, redirect_uri: redirect });
       const problem = expectProblem(answer, 400, 'validation_failed');
-      expect(problem.errors?.map((e) => e.field), redirect).toContain('redirect_uri');
+      expect(
+        problem.errors?.map((e) => e.field),
+        redirect,
+      ).toContain('redirect_uri');
       expect(answer.headers.location, redirect).toBeUndefined();
     }
     // Given twice (one of them whitelisted): refused too.
@@ -336,7 +342,13 @@ describe.each(dialects)('OAuth2 login against a real oidc-provider on %s', (dial
   it('spends a login code and records its sign_in in one transaction: a failed entry leaves the code unspent; then exactly one entry', async () => {
     const failure = await installAuditActionFailure(h.database);
     const code = await loginCode('alice', tenantA);
-    const codeRow = () => h.database.db.selectFrom('oauth_login_codes').select('used_at').where('user_id', '=', users.aliceA ?? '').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+    const codeRow = () =>
+      h.database.db
+        .selectFrom('oauth_login_codes')
+        .select('used_at')
+        .where('user_id', '=', users.aliceA ?? '')
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
     const before = (await securityEvents('sign_in')).length;
     await failure.during('sign_in', async () => {
       const failed = await exchange(code);
@@ -365,7 +377,10 @@ describe('OAuth settings', () => {
     const development = loadConfig({ ...base, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_PROVIDERS: provider({ issuer: 'http://localhost:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' });
     expect(development.oauthProviders[0]?.issuer).toBe('http://localhost:8080/realms/x');
     expect(development.oauthAllowHttpIssuers).toBe(true);
-    expect(loadConfig({ ...base, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_PROVIDERS: provider({ issuer: 'http://keycloak:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' }).oauthProviders[0]?.issuer).toBe('http://keycloak:8080/realms/x');
+    expect(
+      loadConfig({ ...base, OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_PROVIDERS: provider({ issuer: 'http://keycloak:8080/realms/x' }), OAUTH_REDIRECT_URIS: 'https://a.example' }).oauthProviders[0]
+        ?.issuer,
+    ).toBe('http://keycloak:8080/realms/x');
     const fromFile = loadConfig({ ...base, OAUTH_PROVIDERS_FILE: '/secrets/oauth.json', OAUTH_REDIRECT_URIS: 'https://a.example' }, () => provider({ id: 'entra' }));
     expect(fromFile.oauthProviders[0]?.id).toBe('entra');
     expect(loadConfig(base).oauthProviders).toEqual([]);
@@ -377,7 +392,10 @@ describe('OAuth settings', () => {
       [{ OAUTH_PROVIDERS: '{}', OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS must be a JSON array/],
       [{ OAUTH_PROVIDERS: provider({ issuer: 'http://idp.example' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS\[0\]\.issuer must use https/],
       // A loopback issuer is no exception any more: plain http needs the development switch.
-      [{ OAUTH_PROVIDERS: provider({ issuer: 'http://127.0.0.1:8080' }), OAUTH_REDIRECT_URIS: 'https://a.example' }, /OAUTH_PROVIDERS\[0\]\.issuer must use https \(plain http only with OAUTH_ALLOW_HTTP_ISSUERS=true/],
+      [
+        { OAUTH_PROVIDERS: provider({ issuer: 'http://127.0.0.1:8080' }), OAUTH_REDIRECT_URIS: 'https://a.example' },
+        /OAUTH_PROVIDERS\[0\]\.issuer must use https \(plain http only with OAUTH_ALLOW_HTTP_ISSUERS=true/,
+      ],
       [{ OAUTH_PROVIDERS: provider({ issuer: 'http://localhost:8080' }), OAUTH_ALLOW_HTTP_ISSUERS: 'false', OAUTH_REDIRECT_URIS: 'https://a.example' }, /issuer must use https/],
       [{ OAUTH_PROVIDERS: provider({ issuer: 'ftp://idp.example' }), OAUTH_ALLOW_HTTP_ISSUERS: 'true', OAUTH_REDIRECT_URIS: 'https://a.example' }, /issuer must use https/],
       [{ OAUTH_ALLOW_HTTP_ISSUERS: 'yes' }, /OAUTH_ALLOW_HTTP_ISSUERS must be true or false/],

@@ -62,7 +62,12 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
     /** A token for the audit reader, asserted at the service's (advanced) time. */
     async function readerToken(): Promise<string> {
       const assertion = await signAssertion(reader.key, reader.clientId, h.config.tokenEndpoint, { kid: reader.kid, now: Math.floor(now() / 1000) });
-      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: reader.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion });
+      const form = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: reader.clientId,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: assertion,
+      });
       const issued = await h.request({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
       expect(issued.statusCode, issued.body).toBe(200);
       return issued.json().access_token as string;
@@ -166,7 +171,10 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
       const refused = await h.request({ method: 'POST', url: '/v1/api-clients', token: otpOnly, body: { name: 'x', capabilities: ['products:list'], public_key: clientKeyPair().publicPem } });
       expectProblem(refused, 401, 'mfa_required');
       expect(await onlyEntry(refused, 'step_up_required')).toMatchObject({
-        actor_type: 'user', actor_id: ids.admin, record_id: ids.admin, tenant_id: tenant,
+        actor_type: 'user',
+        actor_id: ids.admin,
+        record_id: ids.admin,
+        tenant_id: tenant,
         new_values: { capability: 'api-clients:create', method: 'POST', route: '/v1/api-clients', amr: ['otp'] },
       });
 

@@ -37,7 +37,18 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
     h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url, SMS_WEBHOOK_URL: sms.url, OTP_DAILY_SMS_LIMIT: '3' } });
     tenant = await h.tenant('Sign-in');
-    context = { principal: { ...asSystem(), scope: (await h.app.resources.read({ principal: asSystem(), clientIp: null, requestId: null }, getResource('tenants'), tenant)) && { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` } }, clientIp: null, requestId: null };
+    context = {
+      principal: {
+        ...asSystem(),
+        scope: (await h.app.resources.read({ principal: asSystem(), clientIp: null, requestId: null }, getResource('tenants'), tenant)) && {
+          nodeId: tenant,
+          level: 'tenant' as const,
+          path: `/${tenant}/`,
+        },
+      },
+      clientIp: null,
+      requestId: null,
+    };
     await h.app.resources.create(context, getResource('users'), { email: emails.admin, phone: '+4915112345678', role: 'admin', locale: 'de' });
     await h.app.resources.create(context, getResource('users'), { email: emails.staff, role: 'staff' });
   });
@@ -79,7 +90,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     return verify(started.json().challenge_id, codeIn(smtp.messages[before]));
   }
 
-  it('e-mails a 6-digit code (the only one in the message, in the user\'s language) that buys a user token once', async () => {
+  it("e-mails a 6-digit code (the only one in the message, in the user's language) that buys a user token once", async () => {
     offset += 61_000;
     const before = smtp.messages.length;
     const started = await start(emails.staff);
@@ -148,7 +159,11 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     // Every start is counted before its answer: one message queued (the known phone), two
     // unknown phones. Once that one has been delivered, no other SMS is on its way.
     expect(await otpMessages('sms', 'no_user')).toBe(2);
-    await eventually(() => otpMessages('sms', 'sent'), (sent) => sent === 1, 'the one SMS to be delivered');
+    await eventually(
+      () => otpMessages('sms', 'sent'),
+      (sent) => sent === 1,
+      'the one SMS to be delivered',
+    );
     expect(sms.messages).toHaveLength(1);
     const metrics = await h.request({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '127.0.0.1' } });
     expect(metrics.body).toMatch(/otp_messages_total\{channel="sms",outcome="refused_daily_limit"\} 1/);
@@ -201,7 +216,8 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     const fourth = await signIn(emails.admin);
     expectProblem(await h.request({ method: 'POST', url: '/v1/auth/totp/verify', body: { mfa_token: fourth.json().mfa_token, code: recovery[0] } }), 400, 'invalid_grant');
 
-    const enabled = async () => h.database.dialect.fromDb('boolean', (await h.database.db.selectFrom('users').select('totp_enabled').where('email', '=', emails.admin).executeTakeFirstOrThrow()).totp_enabled);
+    const enabled = async () =>
+      h.database.dialect.fromDb('boolean', (await h.database.db.selectFrom('users').select('totp_enabled').where('email', '=', emails.admin).executeTakeFirstOrThrow()).totp_enabled);
     expect(await enabled()).toBe(true);
     // Turning TOTP off needs a current, unspent code; then sign-in is one factor again.
     expect((await h.request({ method: 'POST', url: '/v1/auth/totp/disable', token, body: { code: totp.generate({ timestamp: now() }) } })).statusCode).toBe(204);
@@ -209,7 +225,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     expect((await signIn(emails.admin)).json()).toMatchObject({ access_token: expect.any(String) });
   });
 
-  it('a disabled user\'s token stops working at once', async () => {
+  it("a disabled user's token stops working at once", async () => {
     // A user of its own to disable: the other tests sign in as staff, in any order.
     const email = 'to-disable@example.test';
     await h.app.resources.create(context, getResource('users'), { email, role: 'staff' });
@@ -218,7 +234,9 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     expect((await h.request({ method: 'GET', url: '/v1/products', token })).statusCode).toBe(200);
     const row = await h.database.db.selectFrom('users').select(['_id', 'etag']).where('email', '=', email).executeTakeFirstOrThrow();
     const tenantScope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
-    await h.app.resources.update({ principal: { ...asSystem(), scope: tenantScope }, clientIp: null, requestId: null }, getResource('users'), String(row._id), String(row.etag), { status: 'disabled' });
+    await h.app.resources.update({ principal: { ...asSystem(), scope: tenantScope }, clientIp: null, requestId: null }, getResource('users'), String(row._id), String(row.etag), {
+      status: 'disabled',
+    });
     expectProblem(await h.request({ method: 'GET', url: '/v1/products', token }), 401, 'invalid_token');
   });
 });

@@ -75,7 +75,12 @@ describe.each(dialects)('step-up on each administrative action on %s', (dialect)
       const created = await h.request({ method: 'POST', url: `/v1/${name}`, token: stepped, body: minimalBody(name, { productId: String(product.json()._id), userId: missing }) });
       expect(created.statusCode, `${name}: ${created.body}`).toBe(201);
       if (name === 'api-clients') {
-        const rotated = await h.request({ method: 'POST', url: `/v1/api-clients/${created.json()._id}/keys`, token: stepped, body: { public_key: minimalBody('api-clients', { productId: '', userId: '' }).public_key } });
+        const rotated = await h.request({
+          method: 'POST',
+          url: `/v1/api-clients/${created.json()._id}/keys`,
+          token: stepped,
+          body: { public_key: minimalBody('api-clients', { productId: '', userId: '' }).public_key },
+        });
         expect(rotated.statusCode, rotated.body).toBeLessThan(300);
       }
     }

@@ -27,7 +27,7 @@ const vectors: readonly { time: number; SHA1: string; SHA256: string; SHA512: st
 const algorithms = ['SHA1', 'SHA256', 'SHA512'] as const;
 const seed = (algorithm: keyof typeof seeds) => Secret.fromUTF8(seeds[algorithm]);
 
-describe('RFC 6238 Appendix B through the service\'s TOTP construction', () => {
+describe("RFC 6238 Appendix B through the service's TOTP construction", () => {
   for (const algorithm of algorithms) {
     it.each(vectors)(`${algorithm} at T=$time s`, (vector) => {
       const at = vector.time * 1000;
@@ -95,14 +95,18 @@ describe.each(dialects)('RFC 6238 SHA-1 vectors end to end on %s', (dialect) => 
     return answer.json() as { access_token?: string; mfa_token?: string };
   }
 
-  it('activates, steps up and signs in with the appendix\'s codes, each accepted once', async () => {
+  it("activates, steps up and signs in with the appendix's codes, each accepted once", async () => {
     travel(1111111000);
     const token = (await signIn()).access_token as string;
     expect((await h.request({ method: 'POST', url: '/v1/auth/totp/enroll', token })).statusCode).toBe(200);
     // The enrolled secret replaced by the RFC seed, encrypted under the service's data key as enrolment stores it.
     const dataKey = DataKey.open({ dataKey: h.config.dataKey, dataDir: h.config.dataDir });
     const user = await h.database.db.selectFrom('users').select('_id').where('email', '=', email).executeTakeFirstOrThrow();
-    await h.database.db.updateTable('user_totp').set({ secret: dataKey.encrypt(seed('SHA1').base32) }).where('user_id', '=', String(user._id)).execute();
+    await h.database.db
+      .updateTable('user_totp')
+      .set({ secret: dataKey.encrypt(seed('SHA1').base32) })
+      .where('user_id', '=', String(user._id))
+      .execute();
 
     travel(1111111109);
     expect((await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token, body: { code: '081804' } })).statusCode).toBe(204);
@@ -112,7 +116,10 @@ describe.each(dialects)('RFC 6238 SHA-1 vectors end to end on %s', (dialect) => 
     const stepped = await h.request({ method: 'POST', url: '/v1/auth/totp/step-up', token, body: { code: '050471' } });
     expect(stepped.statusCode, stepped.body).toBe(200);
 
-    for (const [time, code] of [[1234567890, '005924'], [2000000000, '279037']] as const) {
+    for (const [time, code] of [
+      [1234567890, '005924'],
+      [2000000000, '279037'],
+    ] as const) {
       travel(time);
       const { mfa_token: mfaToken } = await signIn();
       expect(mfaToken).toEqual(expect.any(String));

@@ -43,8 +43,14 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
     dataDir = mkdtempSync(join(tmpdir(), 'booking-sign-in-'));
     const config = loadConfig({
-      DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false',
-      SMTP_URL: smtp.url, SMS_WEBHOOK_URL: sms.url, OTP_DAILY_EMAIL_LIMIT: '3', OTP_DAILY_SMS_LIMIT: '3',
+      DATA_DIR: dataDir,
+      PUBLIC_URL: 'http://api.test',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_ENABLED: 'false',
+      SMTP_URL: smtp.url,
+      SMS_WEBHOOK_URL: sms.url,
+      OTP_DAILY_EMAIL_LIMIT: '3',
+      OTP_DAILY_SMS_LIMIT: '3',
     });
     const url = dialect === 'postgres' ? await freshPostgresUrl() : join(dataDir, 'shared.sqlite');
     const open = () => (dialect === 'postgres' ? openPostgres({ connectionString: url, poolSize: 10, statementTimeoutMs: 5000 }) : openSqlite(url));
@@ -73,7 +79,8 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
 
   const request = (app: App, url: string, body: unknown, token?: string): Promise<LightMyRequestResponse> =>
     app.server.inject({
-      method: 'POST', url,
+      method: 'POST',
+      url,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
@@ -92,7 +99,12 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
    * Waits until the `queued` messages of `channel` queued since `before` (a {@link handedOver}
    * count) have all been handed over: then nothing else is on its way, with no fixed pause.
    */
-  const settle = (channel: 'email' | 'sms', before: number, queued: number) => eventually(() => handedOver(channel), (n) => n >= before + queued, `${queued} ${channel} messages to be handed over`);
+  const settle = (channel: 'email' | 'sms', before: number, queued: number) =>
+    eventually(
+      () => handedOver(channel),
+      (n) => n >= before + queued,
+      `${queued} ${channel} messages to be handed over`,
+    );
 
   /** Each test starts on a day of its own: no daily counts, every cooldown over. */
   const freshDay = async () => {
@@ -122,7 +134,12 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
     expectProblem(await start(apps[0], 'email', 'user5@two.test'), 429, 'daily_limit_reached');
     await settle('email', handed, 3);
-    expect(smtp.messages.slice(before).map((m) => m.to).sort()).toEqual(['user1@two.test', 'user2@two.test', 'user3@two.test']);
+    expect(
+      smtp.messages
+        .slice(before)
+        .map((m) => m.to)
+        .sort(),
+    ).toEqual(['user1@two.test', 'user2@two.test', 'user3@two.test']);
   });
 
   it('10 SMS to 10 users asked for at once over both instances: 3 accepted, 7 refused, exactly those 3 at the HTTP receiver', async () => {
@@ -139,7 +156,12 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expect(Number(counted.sent)).toBe(3);
     await settle('sms', handed, 3);
     const accepted = phones.filter((_, i) => answers[i]?.statusCode === 202);
-    expect(sms.messages.slice(before).map((m) => m.to).sort()).toEqual(accepted.sort());
+    expect(
+      sms.messages
+        .slice(before)
+        .map((m) => m.to)
+        .sort(),
+    ).toEqual(accepted.sort());
   });
 
   it('50 parallel wrong guesses over both instances: 5 counted, then the challenge is dead — also for the right code', async () => {
@@ -155,7 +177,12 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expectProblem(await verify(apps[1], id, code), 400, 'invalid_grant');
     // The trail agrees: five counted tries, one lockout, the rest refused as a dead challenge.
     for (const app of apps) await app.securityEvents.flush();
-    const rows = await (databases[0] as Database).db.selectFrom('audit_logs').select(['action', 'new_values']).where('category', '=', 'security').where('action', 'in', ['sign_in_failed', 'sign_in_locked']).execute();
+    const rows = await (databases[0] as Database).db
+      .selectFrom('audit_logs')
+      .select(['action', 'new_values'])
+      .where('category', '=', 'security')
+      .where('action', 'in', ['sign_in_failed', 'sign_in_locked'])
+      .execute();
     const details = rows.map((row) => ({ action: row.action, ...((typeof row.new_values === 'string' ? JSON.parse(row.new_values) : row.new_values) as { reason?: string; challenge_id?: string }) }));
     const reasons = details.filter((d) => d.challenge_id === id).map((d) => `${d.action}:${d.reason ?? ''}`);
     expect(reasons.filter((r) => r === 'sign_in_failed:wrong_code')).toHaveLength(5);
@@ -183,10 +210,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     offset += 61_000;
     const byEmail = await challenge(apps[0], 'user2@two.test');
     const bySms = await challenge(apps[1], 'user2@two.test', 'sms', phoneOf(2));
-    const mfaTokens = [
-      (await verify(apps[0], byEmail.id, byEmail.code)).json().mfa_token as string,
-      (await verify(apps[1], bySms.id, bySms.code)).json().mfa_token as string,
-    ];
+    const mfaTokens = [(await verify(apps[0], byEmail.id, byEmail.code)).json().mfa_token as string, (await verify(apps[1], bySms.id, bySms.code)).json().mfa_token as string];
     offset += 30_000;
     const code = totp.generate({ timestamp: now() });
     const finished = await Promise.all(apps.map((app, i) => request(app, '/v1/auth/totp/verify', { mfa_token: mfaTokens[i], code })));

@@ -54,7 +54,11 @@ describe.each(dialects)('cascade deny on %s', (dialect) => {
     await expectBlocked(product, ['bookings', 'orders', 'service-charges', 'subscriptions']);
     for (const [index, child] of children.entries()) {
       expect((await remove(child)).statusCode).toBe(204);
-      if (index < children.length - 1) await expectBlocked(product, children.slice(index + 1).map((c) => c.resource));
+      if (index < children.length - 1)
+        await expectBlocked(
+          product,
+          children.slice(index + 1).map((c) => c.resource),
+        );
     }
     expect((await remove(product)).statusCode).toBe(204);
   });
@@ -87,7 +91,8 @@ describe.each(dialects)('cascade deny on %s', (dialect) => {
 
     expect((await remove(child, system)).statusCode).toBe(204);
     await expectBlocked(node, ['products', 'users'], system);
-    for (const record of [product, user]) expect((await h.request({ method: 'DELETE', url: `/v1/${record.resource}/${record.id}`, token: system, headers: { ...inNode, 'if-match': record.etag } })).statusCode).toBe(204);
+    for (const record of [product, user])
+      expect((await h.request({ method: 'DELETE', url: `/v1/${record.resource}/${record.id}`, token: system, headers: { ...inNode, 'if-match': record.etag } })).statusCode).toBe(204);
     expect((await remove(node, system)).statusCode).toBe(204);
     expect((await h.request({ method: 'GET', url: `/v1/tenants/${node.id}`, token: system })).statusCode).toBe(404);
   });
@@ -122,23 +127,23 @@ describe.each(dialects)('cascade deny on %s', (dialect) => {
   it('a child created while its parent is being deleted never survives as an orphan', async () => {
     for (let round = 0; round < 5; round += 1) {
       const product = await create('products', productBody);
-      const [child, deleted] = await Promise.all([
-        h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: product.id, ...timeRange } }),
-        remove(product),
-      ]);
+      const [child, deleted] = await Promise.all([h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: product.id, ...timeRange } }), remove(product)]);
       // Exactly one of the two wins: either the child exists and blocked the delete, or the delete won and the child was refused.
-      expect([[201, 409], [400, 204]]).toContainEqual([child.statusCode, deleted.statusCode]);
+      expect([
+        [201, 409],
+        [400, 204],
+      ]).toContainEqual([child.statusCode, deleted.statusCode]);
     }
   });
 
   it('a record created while its tenant node is being deleted never survives as an orphan', async () => {
     for (let round = 0; round < 5; round += 1) {
       const node = await create('tenants', { name: `Race ${round}`, level: 'partner' }, system);
-      const [child, deleted] = await Promise.all([
-        h.request({ method: 'POST', url: '/v1/products/', token: system, body: productBody, headers: { 'x-tenant-id': node.id } }),
-        remove(node, system),
-      ]);
-      expect([[201, 409], [400, 204]]).toContainEqual([child.statusCode, deleted.statusCode]);
+      const [child, deleted] = await Promise.all([h.request({ method: 'POST', url: '/v1/products/', token: system, body: productBody, headers: { 'x-tenant-id': node.id } }), remove(node, system)]);
+      expect([
+        [201, 409],
+        [400, 204],
+      ]).toContainEqual([child.statusCode, deleted.statusCode]);
     }
   });
 });

@@ -54,7 +54,7 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
 
   const find = (who: Principal, recordId: string, lock?: 'update' | 'share') => new ScopedQueries(h.database.db, h.database.dialect, who).find(products, recordId, lock ? { lock } : {});
 
-  it('reads the own and descendant records, then refuses another tenant\'s and a deleted one with the same compiled query', async () => {
+  it("reads the own and descendant records, then refuses another tenant's and a deleted one with the same compiled query", async () => {
     for (let round = 0; round < 2; round++) {
       expect((await find(principal.a, id.a))?._id).toBe(id.a);
       expect((await find(principal.a, id.child))?._id).toBe(id.child);
@@ -66,7 +66,7 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     }
   });
 
-  it('the system scope sees every tenant\'s live records but no deleted one; locked finds keep the filters too', async () => {
+  it("the system scope sees every tenant's live records but no deleted one; locked finds keep the filters too", async () => {
     const system = asSystem();
     for (const recordId of [id.a, id.b, id.child]) expect((await find(system, recordId))?._id).toBe(recordId);
     expect(await find(system, id.deleted)).toBeUndefined();
@@ -75,7 +75,7 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     expect(await find(principal.a, id.deleted, 'share')).toBeUndefined();
   });
 
-  it('a read while another request\'s transaction is open never sees its uncommitted row (SQLite reads at once only when the connection is idle)', async () => {
+  it("a read while another request's transaction is open never sees its uncommitted row (SQLite reads at once only when the connection is idle)", async () => {
     let written: (id: string) => void = () => undefined;
     const insertedId = new Promise<string>((resolve) => (written = resolve));
     let release: () => void = () => undefined;
@@ -128,21 +128,23 @@ describe.each(dialects)('compiled finds keep the scope on %s', (dialect) => {
     expect(readFirstNow(withPlugin, 'select 1', [])).toBe(notNow);
   });
 
-  it('over HTTP: a tenant reading its own record first still gets 404 for another tenant\'s id', async () => {
+  it("over HTTP: a tenant reading its own record first still gets 404 for another tenant's id", async () => {
     const token = await h.bearer(node.b, crud('products'));
     expect((await h.request({ method: 'GET', url: `/v1/products/${id.b}`, token })).statusCode).toBe(200);
     expect((await h.request({ method: 'GET', url: `/v1/products/${id.a}`, token })).statusCode).toBe(404);
     expect((await h.request({ method: 'GET', url: `/v1/products/${id.b}`, token })).json()._id).toBe(id.b);
   });
 
-  it('a guest of the same scope neither uses nor leaves behind the scope\'s compiled find (its owner filter stays its own)', async () => {
+  it("a guest of the same scope neither uses nor leaves behind the scope's compiled find (its owner filter stays its own)", async () => {
     const users = getResource('users');
     const token = await h.bearer(node.a, [...crud('users'), 'users:write:email']);
-    const [u1, u2] = await Promise.all(['one', 'two'].map(async (name) => {
-      const created = await h.request({ method: 'POST', url: '/v1/users', token, body: { email: `${name}@compiled.test` } });
-      expect(created.statusCode, created.body).toBe(201);
-      return String(created.json()._id);
-    }));
+    const [u1, u2] = await Promise.all(
+      ['one', 'two'].map(async (name) => {
+        const created = await h.request({ method: 'POST', url: '/v1/users', token, body: { email: `${name}@compiled.test` } });
+        expect(created.statusCode, created.body).toBe(201);
+        return String(created.json()._id);
+      }),
+    );
     const guest: Principal = Object.freeze({ ...principal.a, actorType: 'user', actorId: String(u2), ownRecordsOf: String(u2) });
     const findUser = (who: Principal, recordId: string) => new ScopedQueries(h.database.db, h.database.dialect, who).find(users, recordId);
     for (let round = 0; round < 2; round++) {

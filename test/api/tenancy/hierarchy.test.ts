@@ -64,7 +64,7 @@ describe.each(dialects)('tenant hierarchy on %s', (dialect) => {
     expect(belowLeaf.json().errors).toEqual([expect.objectContaining({ field: 'level' })]);
   });
 
-  it('refuses a parent_id outside the caller\'s reach, unknown or deleted (400 on parent_id)', async () => {
+  it("refuses a parent_id outside the caller's reach, unknown or deleted (400 on parent_id)", async () => {
     const mine = await h.tenant('Mine', 'partner');
     const theirs = await h.tenant('Theirs', 'partner');
     const theirChild = await h.tenant('Their child', 'parent_tenant', theirs);
@@ -154,7 +154,7 @@ describe.each(dialects)('tenant hierarchy on %s', (dialect) => {
     expect(nodeTrail.json().items.map((entry: { action: string }) => entry.action)).toEqual(['create', 'delete']);
   });
 
-  it('orders and service charges default to the owning tenant\'s currency', async () => {
+  it("orders and service charges default to the owning tenant's currency", async () => {
     const swiss = await post(system, { name: 'Swiss', level: 'tenant', currency: 'CHF' });
     const swissId = swiss.json()._id as string;
     const token = await h.bearer(swissId, capabilities);

@@ -130,7 +130,12 @@ describe.each(dialects)('tenant isolation on %s', (dialect) => {
   });
 
   it('X-Tenant-Id from a non-system caller is 403 tenant_forbidden, even naming its own node', async () => {
-    for (const [who, target] of [['a', node.b], ['a', node.a], ['p', node.a], ['t', node.t]] as const) {
+    for (const [who, target] of [
+      ['a', node.b],
+      ['a', node.a],
+      ['p', node.a],
+      ['t', node.t],
+    ] as const) {
       const res = await get(who, '/v1/products/', { 'x-tenant-id': target });
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('tenant_forbidden');

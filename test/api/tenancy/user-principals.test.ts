@@ -99,7 +99,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       }
     });
 
-    it('cannot write into A: X-Tenant-Id is refused, a reference to A\'s records is a 400, creates land in B', async () => {
+    it("cannot write into A: X-Tenant-Id is refused, a reference to A's records is a 400, creates land in B", async () => {
       const named = await as('adminB', 'POST', '/v1/products/', productBody, { 'x-tenant-id': node.a });
       expect(named.statusCode).toBe(403);
       expect(named.json().code).toBe('tenant_forbidden');
@@ -114,7 +114,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       expect((await as('adminA', 'GET', `/v1/products/${own.json()._id}`)).statusCode).toBe(404);
     });
 
-    it('does not see A\'s audit entries', async () => {
+    it("does not see A's audit entries", async () => {
       const { id } = record('products');
       expect((await as('adminA', 'GET', `/v1/audit-logs/?record_id=${id}`)).json().total).toBeGreaterThan(0);
       expect((await as('adminB', 'GET', `/v1/audit-logs/?record_id=${id}`)).json().total).toBe(0);
@@ -122,11 +122,11 @@ describe.each(dialects)('user principals on %s', (dialect) => {
   });
 
   describe('a guest reaches only the records that name the guest', () => {
-    it('is declared per role: guests reach their own records, staff and admins the tenant\'s', () => {
+    it("is declared per role: guests reach their own records, staff and admins the tenant's", () => {
       expect(roleReach).toEqual({ guest: 'own', staff: 'tenant', admin: 'tenant' });
     });
 
-    it('lists, reads and filters only its own bookings and orders; another user\'s answer 404', async () => {
+    it("lists, reads and filters only its own bookings and orders; another user's answer 404", async () => {
       const productId = published;
       const mine = await as('guest1', 'POST', '/v1/bookings/', { product_id: productId, ...timeRange });
       expect(mine.statusCode, mine.body).toBe(201);
@@ -180,7 +180,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       expect((await as('staffA', 'POST', '/v1/bookings/', { product_id: record('products').id, ...timeRange })).statusCode).toBe(201);
     });
 
-    it('holds no capability on users or other people\'s data: 403 before any scope', async () => {
+    it("holds no capability on users or other people's data: 403 before any scope", async () => {
       for (const url of ['/v1/users/', `/v1/users/${userId.guest2}`, '/v1/consents/', '/v1/audit-logs/']) {
         const res = await as('guest1', 'GET', url);
         expect(res.statusCode, url).toBe(403);

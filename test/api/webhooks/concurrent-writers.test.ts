@@ -24,7 +24,9 @@ const marker = 'rollback-after-outbox';
 const failAfterOutbox: Record<DialectName, readonly RawBuilder<unknown>[]> = {
   sqlite: [sql.raw(`create trigger fail_after_outbox after insert on outbox_events when new.data like '%${marker}%' begin select raise(abort, 'injected failure after the outbox insert'); end`)],
   postgres: [
-    sql.raw(`create function fail_after_outbox() returns trigger language plpgsql as $$ begin if new.data::text like '%${marker}%' then raise exception 'injected failure after the outbox insert'; end if; return new; end $$`),
+    sql.raw(
+      `create function fail_after_outbox() returns trigger language plpgsql as $$ begin if new.data::text like '%${marker}%' then raise exception 'injected failure after the outbox insert'; end if; return new; end $$`,
+    ),
     sql`create trigger fail_after_outbox after insert on outbox_events for each row execute function fail_after_outbox()`,
   ],
 };
@@ -63,7 +65,12 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
   });
 
   it('the receiver gets exactly one event per committed write and none for rolled-back ones, while the dispatcher runs alongside', async () => {
-    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: `http://127.0.0.1:${port}/events`, events: ['products.created', 'products.updated', 'products.deleted'] } });
+    const created = await h.request({
+      method: 'POST',
+      url: '/v1/webhooks',
+      token,
+      body: { url: `http://127.0.0.1:${port}/events`, events: ['products.created', 'products.updated', 'products.deleted'] },
+    });
     expect(created.statusCode, created.body).toBe(201);
     const secret = String(created.json().secret);
     // The dispatcher polls while the writers write, so it would see any event it should not.
@@ -85,7 +92,13 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
         const id = String(made.json()._id);
         committed.push(`products.created ${id}`);
         const failUpdate = i % 3 === 1;
-        const updated = await h.request({ method: 'PATCH', url: `/v1/products/${id}`, token, body: { city: failUpdate ? marker : `city ${w}-${i}` }, headers: { 'if-match': String(made.headers.etag) } });
+        const updated = await h.request({
+          method: 'PATCH',
+          url: `/v1/products/${id}`,
+          token,
+          body: { city: failUpdate ? marker : `city ${w}-${i}` },
+          headers: { 'if-match': String(made.headers.etag) },
+        });
         expect(updated.statusCode, updated.body).toBe(failUpdate ? 500 : 200);
         if (failUpdate) rolledBack++;
         else committed.push(`products.updated ${id}`);
@@ -105,11 +118,13 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     // Anything still pending would be sent now; nothing may be.
     await h.app.dispatcher.runOnce();
 
-    const received = hits.filter((hit) => hit.path === '/events').map((hit) => {
-      const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as { type: string; data: { _id: string; name: string; city: string } };
-      expect(`${event.data.name} ${event.data.city}`).not.toContain(marker);
-      return { key: `${event.type} ${event.data._id}`, id: String(hit.headers['webhook-id']) };
-    });
+    const received = hits
+      .filter((hit) => hit.path === '/events')
+      .map((hit) => {
+        const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as { type: string; data: { _id: string; name: string; city: string } };
+        expect(`${event.data.name} ${event.data.city}`).not.toContain(marker);
+        return { key: `${event.type} ${event.data._id}`, id: String(hit.headers['webhook-id']) };
+      });
     expect(received.map((r) => r.key).sort()).toEqual([...committed].sort());
     expect(new Set(received.map((r) => r.id)).size).toBe(committed.length);
     const deliveries = await h.database.db.selectFrom('webhook_deliveries').select(['status']).where('webhook_id', '=', String(created.json()._id)).execute();
@@ -138,7 +153,10 @@ describe.each(dialects)('webhook events under 8 concurrent writers on %s', (dial
     const ids: string[] = [];
     await Promise.all(
       Array.from({ length: 4 }, async (_, w) => {
-        for (let i = 0; i < 10; i++) ids.push(String((await h.request({ method: 'POST', url: '/v1/products', token: raceToken, body: { name: `race ${w}-${i}`, address: 'a', city: 'c', zip_code: '1', total_items: 1 } })).json()._id));
+        for (let i = 0; i < 10; i++)
+          ids.push(
+            String((await h.request({ method: 'POST', url: '/v1/products', token: raceToken, body: { name: `race ${w}-${i}`, address: 'a', city: 'c', zip_code: '1', total_items: 1 } })).json()._id),
+          );
       }),
     );
     const race = () => hits.filter((hit) => hit.path === '/race');

@@ -52,10 +52,11 @@ async function receiver() {
       hanging = false;
       for (const response of held) response.destroy();
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -120,7 +121,14 @@ describe.each(dialects)('webhook deliveries across kill -9 of the service on %s'
         const tenant = (await operator.createTenant({ name: 'Crash', level: 'tenant', parent: undefined, currency: undefined })) as Record<string, unknown>;
         const publicKeyFile = join(dir, 'client.pub');
         writeFileSync(publicKeyFile, key.publicPem);
-        const created = (await operator.createClient({ name: 'crash test', tenant: String(tenant._id), capabilities: 'products:create webhooks:create webhooks:read', publicKeyFile, kid: undefined, ipAllow: undefined })) as Record<string, unknown>;
+        const created = (await operator.createClient({
+          name: 'crash test',
+          tenant: String(tenant._id),
+          capabilities: 'products:create webhooks:create webhooks:read',
+          publicKeyFile,
+          kid: undefined,
+          ipAllow: undefined,
+        })) as Record<string, unknown>;
         client = { clientId: String(created.client_id), kid: String(created.kid) };
       } finally {
         await database.close();

@@ -70,7 +70,8 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     return String(answer.json().delivery_id);
   };
   const deliveryRow = (id: string) => h.database.db.selectFrom('webhook_deliveries').selectAll().where('_id', '=', id).executeTakeFirst();
-  const auditOf = (hookId: string, action: string) => h.database.db.selectFrom('audit_logs').select(['actor_type', 'category', 'new_values', 'tenant_id']).where('record_id', '=', hookId).where('action', '=', action).execute();
+  const auditOf = (hookId: string, action: string) =>
+    h.database.db.selectFrom('audit_logs').select(['actor_type', 'category', 'new_values', 'tenant_id']).where('record_id', '=', hookId).where('action', '=', action).execute();
   const attemptsUrl = (hookId: string, deliveryId: string, query = '') => `/v1/webhooks/${hookId}/deliveries/${deliveryId}/attempts${query}`;
 
   it('keeps one row per attempt (3 attempts: 500, 503, 204), lists them oldest first and keeps the delivery summary', async () => {
@@ -84,7 +85,11 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     const page = listed.json() as { items: Attempt[]; total: number; page: number; per_page: number };
     expect(page).toMatchObject({ total: 3, page: 1, per_page: 25 });
     expect(listed.headers['x-total-count']).toBe('3');
-    expect(page.items.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 503], [3, 204]]);
+    expect(page.items.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 204],
+    ]);
     expect(page.items[0]?.error).toBe('HTTP 500: answer to /flaky');
     expect(page.items[2]?.error).toBeNull();
     for (const attempt of page.items) {
@@ -151,16 +156,21 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     expect(await auditOf(hookId, 'test')).toHaveLength(1);
     await h.app.dispatcher.runOnce();
     const attempts = (await h.request({ method: 'GET', url: attemptsUrl(hookId, deliveryId), token })).json() as { items: Attempt[] };
-    expect(attempts.items.map((a) => [a.attempt, a.status_code])).toEqual([[1, 500], [2, 500], [3, 500], [4, 204]]);
+    expect(attempts.items.map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 204],
+    ]);
   });
 
-  it('records an attempt\'s row, its delivery summary and a 410\'s disabling together: when the disabling\'s audit fails, none of them lands', async () => {
+  it("records an attempt's row, its delivery summary and a 410's disabling together: when the disabling's audit fails, none of them lands", async () => {
     const hookId = await subscribe('/gone');
     rx.answers['/gone'] = [410, 410];
     const deliveryId = await ping(hookId);
     await failure.during('update', () => h.app.dispatcher.runOnce());
     expect(await deliveryRow(deliveryId)).toMatchObject({ status: 'pending', attempts: 0 });
-    expect((await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', deliveryId).execute())).toEqual([]);
+    expect(await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', deliveryId).execute()).toEqual([]);
     expect((await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}`, token })).json().active).toBe(true);
   });
 });

@@ -60,7 +60,10 @@ describe.each(dialects)('outgoing webhooks share the instance fairly on %s', (di
   });
 
   it('a slow receiver with a backlog holds at most its share of attempts; another webhook is served meanwhile', async () => {
-    for (const [path, event] of [['/slow', 'products.created'], ['/fast', 'products.updated']] as const) {
+    for (const [path, event] of [
+      ['/slow', 'products.created'],
+      ['/fast', 'products.updated'],
+    ] as const) {
       const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: rx.url(path), events: [event] } });
       expect(created.statusCode, created.body).toBe(201);
     }
@@ -84,7 +87,16 @@ describe.each(dialects)('outgoing webhooks share the instance fairly on %s', (di
     // Released, the backlog drains, never more than the share at once.
     const releasing = setInterval(() => rx.release(), 20);
     try {
-      const succeeded = async () => Number((await h.database.db.selectFrom('webhook_deliveries').select(({ fn }) => fn.countAll().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow()).n);
+      const succeeded = async () =>
+        Number(
+          (
+            await h.database.db
+              .selectFrom('webhook_deliveries')
+              .select(({ fn }) => fn.countAll().as('n'))
+              .where('status', '=', 'succeeded')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const deadline = Date.now() + 20_000;
       while ((await succeeded()) < ids.length + 1) {
         if (Date.now() > deadline) throw new Error(`${await succeeded()} of ${ids.length + 1} deliveries succeeded within 20 s`);

@@ -38,7 +38,7 @@ describe.each(dialects)('incoming webhook claim, effect and done in one transact
   }
   const statusOf = async (id: string) => (await h.request({ method: 'GET', url: `/v1/orders/${id}`, token })).json().status as string;
   const claimOf = (eventId: string) => h.database.db.selectFrom('webhook_received').selectAll().where('webhook_id', '=', hookId).where('event_id', '=', eventId).executeTakeFirst();
-  const orderUpdates = async (id: string) => (await h.database.db.selectFrom('audit_logs').select(['actor_type', 'actor_id']).where('record_id', '=', id).where('action', '=', 'update').execute());
+  const orderUpdates = async (id: string) => await h.database.db.selectFrom('audit_logs').select(['actor_type', 'actor_id']).where('record_id', '=', id).where('action', '=', 'update').execute();
 
   /** A signed `orders.paid` delivery of `eventId` for `orderId`. */
   function paid(eventId: string, orderId: string) {
@@ -75,7 +75,7 @@ describe.each(dialects)('incoming webhook claim, effect and done in one transact
     expect(await orderUpdates(orderId)).toHaveLength(1);
   });
 
-  it('a repeat while the first delivery\'s transaction runs answers 409 and changes nothing (PostgreSQL; SQLite serialises writers)', async () => {
+  it("a repeat while the first delivery's transaction runs answers 409 and changes nothing (PostgreSQL; SQLite serialises writers)", async () => {
     const orderId = await order();
     const deliver = paid('msg_atomic_2', orderId);
     if (h.database.dialect.supportsRowLocks) {

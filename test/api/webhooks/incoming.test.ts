@@ -26,9 +26,11 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
   });
   afterAll(() => h.close());
 
-  const order = async () => (await h.request({ method: 'POST', url: '/v1/orders', token, body: { product_id: product, start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-02T10:00:00Z' } })).json()._id as string;
+  const order = async () =>
+    (await h.request({ method: 'POST', url: '/v1/orders', token, body: { product_id: product, start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-02T10:00:00Z' } })).json()._id as string;
   const statusOf = async (id: string) => (await h.request({ method: 'GET', url: `/v1/orders/${id}`, token })).json().status as string;
-  const receive = (id: string, body: string, headers: Record<string, string>) => h.request({ method: 'POST', url: `/v1/webhooks/${id}/receive`, body, headers: { 'content-type': 'application/json', ...headers } });
+  const receive = (id: string, body: string, headers: Record<string, string>) =>
+    h.request({ method: 'POST', url: `/v1/webhooks/${id}/receive`, body, headers: { 'content-type': 'application/json', ...headers } });
 
   it('Standard Webhooks: a signed orders.paid confirms the order once, audited with the webhook as actor', async () => {
     const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } });
@@ -56,7 +58,11 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expectProblem(await receive(hookId, body, { ...headers, 'webhook-signature': 'v1,AAAA' }), 401, 'unauthenticated');
     expectProblem(await receive(hookId, body, { 'webhook-id': 'msg_2' }), 400, 'validation_failed');
     const old = new Date(Date.now() - 600_000);
-    expectProblem(await receive(hookId, body, { 'webhook-id': 'msg_3', 'webhook-timestamp': String(Math.floor(old.getTime() / 1000)), 'webhook-signature': sender.sign('msg_3', old, body) }), 401, 'unauthenticated');
+    expectProblem(
+      await receive(hookId, body, { 'webhook-id': 'msg_3', 'webhook-timestamp': String(Math.floor(old.getTime() / 1000)), 'webhook-signature': sender.sign('msg_3', old, body) }),
+      401,
+      'unauthenticated',
+    );
     expectProblem(await receive('01890000-0000-7000-8000-000000000000', body, headers), 404, 'not_found');
     const listed = (await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/received`, token })).json();
     expect(listed.items).toEqual([expect.objectContaining({ _id: 'msg_1', type: 'orders.paid', outcome: 'applied' })]);
@@ -89,7 +95,11 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect(created.statusCode, created.body).toBe(201);
     const hookId = created.json()._id as string;
     const orderId = await order();
-    const payload = JSON.stringify({ id: 'evt_interop_1', object: 'event', type: 'checkout.session.completed', data: { object: { object: 'checkout.session', metadata: { order_id: orderId } } } }, null, 2);
+    const payload = JSON.stringify(
+      { id: 'evt_interop_1', object: 'event', type: 'checkout.session.completed', data: { object: { object: 'checkout.session', metadata: { order_id: orderId } } } },
+      null,
+      2,
+    );
     const header = stripeSdk.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) });
     // What Stripe's verifier accepts, the service accepts.
     expect(stripeSdk.webhooks.constructEvent(payload, header, secret).id).toBe('evt_interop_1');
@@ -110,13 +120,21 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     const orderId = await order();
     const body = JSON.stringify({ id: 'evt_orphan', type: 'payment_intent.succeeded', data: { object: { metadata: { order_id: orderId } } } });
     const fingerprint = createHash('sha256').update(body).digest('base64url');
-    const claim = (receivedAt: number) => h.database.db.insertInto('webhook_received').values({ webhook_id: hookId, event_id: 'evt_orphan', fingerprint, state: 'processing', type: 'payment_intent.succeeded', outcome: null, detail: null, received_at: receivedAt }).execute();
+    const claim = (receivedAt: number) =>
+      h.database.db
+        .insertInto('webhook_received')
+        .values({ webhook_id: hookId, event_id: 'evt_orphan', fingerprint, state: 'processing', type: 'payment_intent.succeeded', outcome: null, detail: null, received_at: receivedAt })
+        .execute();
     // Another delivery is working on it right now: the sender is asked to come back.
     await claim(Date.now() - 5_000);
     expectProblem(await receive(hookId, body, { 'stripe-signature': stripeSignature(body) }), 409, 'conflict');
     expect(await statusOf(orderId)).not.toBe('confirmed');
     // The instance that claimed it died (kill -9) two minutes ago: the retry takes over and applies once.
-    await h.database.db.updateTable('webhook_received').set({ received_at: Date.now() - 120_000 }).where('event_id', '=', 'evt_orphan').execute();
+    await h.database.db
+      .updateTable('webhook_received')
+      .set({ received_at: Date.now() - 120_000 })
+      .where('event_id', '=', 'evt_orphan')
+      .execute();
     const taken = await receive(hookId, body, { 'stripe-signature': stripeSignature(body) });
     expect(taken.statusCode, taken.body).toBe(200);
     expect(taken.json()).toMatchObject({ outcome: 'applied' });
@@ -130,8 +148,17 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     const hookId = created.json()._id as string;
     const day = 24 * 60 * 60 * 1000;
     const now = Date.now();
-    for (const [eventId, age] of [['evt_fresh', 0], ['evt_week', 8 * day], ['evt_29d', 29 * day], ['evt_31d', 31 * day], ['evt_90d', 90 * day]] as const) {
-      await h.database.db.insertInto('webhook_received').values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age }).execute();
+    for (const [eventId, age] of [
+      ['evt_fresh', 0],
+      ['evt_week', 8 * day],
+      ['evt_29d', 29 * day],
+      ['evt_31d', 31 * day],
+      ['evt_90d', 90 * day],
+    ] as const) {
+      await h.database.db
+        .insertInto('webhook_received')
+        .values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age })
+        .execute();
     }
     const kept = async () => (await h.database.db.selectFrom('webhook_received').select('event_id').where('webhook_id', '=', hookId).orderBy('event_id').execute()).map((row) => row.event_id);
     expect(await purgeReceivedEvents(h.database, now, 30)).toBe(2);
@@ -145,7 +172,11 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     const body = JSON.stringify({ id: 'evt_9', type: 'payment_intent.succeeded', data: { object: {} } });
     expectProblem(await receive(guarded.json()._id, body, { 'stripe-signature': stripeSignature(body) }), 403, 'ip_not_allowed');
     expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe' } }), 400, 'validation_failed');
-    expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks', url: 'https://example.com/x' } }), 400, 'validation_failed');
+    expectProblem(
+      await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks', url: 'https://example.com/x' } }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { events: ['ping'] } }), 400, 'validation_failed');
   });
 });

@@ -59,7 +59,11 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     expect(created.statusCode, created.body).toBe(201);
     return created.json() as { _id: string; secret: string };
   }
-  const deliveries = async (id: string, bearer = token) => (await h.request({ method: 'GET', url: `/v1/webhooks/${id}/deliveries`, token: bearer })).json() as { items: { _id: string; status: string; attempts: number; type: string; last_status_code: number | null }[]; total: number };
+  const deliveries = async (id: string, bearer = token) =>
+    (await h.request({ method: 'GET', url: `/v1/webhooks/${id}/deliveries`, token: bearer })).json() as {
+      items: { _id: string; status: string; attempts: number; type: string; last_status_code: number | null }[];
+      total: number;
+    };
 
   it('shows the secret once, refuses unknown events and non-public addresses, lists the catalogue', async () => {
     const hook = await subscribe('/once', ['products.created']);
@@ -122,7 +126,11 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     await h.app.dispatcher.runOnce();
     expect((await deliveries(doomed._id)).items[0]).toMatchObject({ status: 'succeeded', attempts: 4 });
     // The full list query language applies to deliveries.
-    const filtered = await h.request({ method: 'GET', url: `/v1/webhooks/${hook._id}/deliveries?where=${encodeURIComponent('{"attempts":{"$gte":3},"status":"succeeded"}')}&fields=status,attempts&sort=-attempts`, token });
+    const filtered = await h.request({
+      method: 'GET',
+      url: `/v1/webhooks/${hook._id}/deliveries?where=${encodeURIComponent('{"attempts":{"$gte":3},"status":"succeeded"}')}&fields=status,attempts&sort=-attempts`,
+      token,
+    });
     expect(filtered.statusCode, filtered.body).toBe(200);
     expect(filtered.json().items).toEqual([{ _id: expect.any(String), status: 'succeeded', attempts: 3 }]);
     expect(filtered.headers['x-total-count']).toBe('1');

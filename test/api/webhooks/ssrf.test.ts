@@ -40,7 +40,14 @@ const refusedUrls = [
 describe('webhook URLs resolving to internal addresses at creation (injected resolver)', () => {
   it('a hostname that resolves to 10.0.0.1 (or a mapped loopback) is refused; one resolving to a public address is accepted', async () => {
     let answer = '10.0.0.1';
-    const policy = { allowHttp: true, guard: new AddressGuard([], resolverAnswering(() => answer)), dataKey: DataKey.open({ dataKey: Buffer.alloc(32, 7).toString('base64'), dataDir: '/nonexistent' }) };
+    const policy = {
+      allowHttp: true,
+      guard: new AddressGuard(
+        [],
+        resolverAnswering(() => answer),
+      ),
+      dataKey: DataKey.open({ dataKey: Buffer.alloc(32, 7).toString('base64'), dataDir: '/nonexistent' }),
+    };
     expect(await checkWebhookUrl('http://hooks.partner.example/in', policy)).toMatch(/non-public address/);
     answer = '::ffff:127.0.0.1';
     expect(await checkWebhookUrl('https://hooks.partner.example/in', policy)).toMatch(/non-public address/);
@@ -99,12 +106,15 @@ describe.each(dialects)('SSRF guard of outgoing webhooks on %s', (dialect) => {
         database: h.database,
         clock: systemClock,
         dataKey: DataKey.open(h.config),
-        guard: new AddressGuard(allowed, resolverAnswering(() => answer)),
+        guard: new AddressGuard(
+          allowed,
+          resolverAnswering(() => answer),
+        ),
         timeoutMs: h.config.webhookTimeoutMs,
         retrySchedule: h.config.webhookRetrySchedule,
         log: h.app.server.log,
       });
-    const lastError = async () => (await h.database.db.selectFrom('webhook_deliveries').select(['last_error', 'attempts', 'status']).where('webhook_id', '=', hookId).executeTakeFirstOrThrow());
+    const lastError = async () => await h.database.db.selectFrom('webhook_deliveries').select(['last_error', 'attempts', 'status']).where('webhook_id', '=', hookId).executeTakeFirstOrThrow();
     const strict = dispatcher([]);
     for (const internal of ['10.0.0.1', '127.0.0.1', '::ffff:127.0.0.1', '169.254.169.254']) {
       answer = internal;

@@ -43,7 +43,18 @@ describe('declared actions', () => {
 
   it('administrative writes declare step-up; reads and business data do not', () => {
     const stepUp = (key: string) => actions.find((a) => actionKey(a) === key)?.stepUp;
-    for (const key of ['api-clients.create', 'api-clients.update', 'api-clients.delete', 'api-clients.rotate-key', 'tenants.create', 'webhooks.update', 'legal-holds.create', 'retention-policies.delete', 'users.update']) expect(stepUp(key), key).toBe(true);
+    for (const key of [
+      'api-clients.create',
+      'api-clients.update',
+      'api-clients.delete',
+      'api-clients.rotate-key',
+      'tenants.create',
+      'webhooks.update',
+      'legal-holds.create',
+      'retention-policies.delete',
+      'users.update',
+    ])
+      expect(stepUp(key), key).toBe(true);
     for (const key of ['api-clients.list', 'bookings.create', 'products.update', 'audit-logs.export', 'users.otp-start']) expect(stepUp(key), key).toBe(false);
   });
 

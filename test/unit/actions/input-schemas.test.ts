@@ -10,7 +10,10 @@ import { ApiError } from '../../../src/http/errors.js';
 import { actionRoute } from '../../../src/routes/actions.js';
 
 const services = {} as ActionServices;
-const doc = buildOpenApi(loadConfig({ PUBLIC_URL: 'http://api.test' }), actions.map((action) => ({ method: action.method, url: action.path, config: actionRoute(action, services).config ?? {} })));
+const doc = buildOpenApi(
+  loadConfig({ PUBLIC_URL: 'http://api.test' }),
+  actions.map((action) => ({ method: action.method, url: action.path, config: actionRoute(action, services).config ?? {} })),
+);
 
 /** A `$ref` of the document resolved to the object it names. */
 function resolve(value: OpenApiObject): OpenApiObject {
@@ -45,7 +48,20 @@ function problemOf(call: () => void): ApiError {
 describe('action input schemas', () => {
   it('are declared for the resource writes, key rotation, sign-in, OAuth and availability', () => {
     const keys = withBody.map(actionKey);
-    expect(keys).toEqual(expect.arrayContaining(['products.create', 'products.update', 'users.otp-start', 'users.otp-verify', 'users.totp-verify', 'users.totp-activate', 'users.totp-step-up', 'users.totp-disable', 'users.oauth-token', 'api-clients.rotate-key']));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'products.create',
+        'products.update',
+        'users.otp-start',
+        'users.otp-verify',
+        'users.totp-verify',
+        'users.totp-activate',
+        'users.totp-step-up',
+        'users.totp-disable',
+        'users.oauth-token',
+        'api-clients.rotate-key',
+      ]),
+    );
     expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability']));
   });
 
@@ -75,17 +91,19 @@ describe('action input schemas', () => {
     }
   });
 
-  it('answers every bad field as the contract\'s problem, in the service\'s words', () => {
+  it("answers every bad field as the contract's problem, in the service's words", () => {
     const create = actions.find((action) => actionKey(action) === 'products.create');
     if (!create) throw new Error('no products.create');
     const problem = problemOf(() => checkInput(create, { params: {}, query: {}, body: { name: 7, total_items: 1.5, _id: 'x', colour: 'red', address: 'a', city: 'b', zip_code: 'c' } }));
     expect(problem.code).toBe('validation_failed');
-    expect(problem.errors).toEqual(expect.arrayContaining([
-      { field: 'name', message: 'must be a string' },
-      { field: 'total_items', message: 'must be an integer' },
-      { field: '_id', message: 'is set by the service and cannot be written' },
-      { field: 'colour', message: 'is not a field of this resource' },
-    ]));
+    expect(problem.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'name', message: 'must be a string' },
+        { field: 'total_items', message: 'must be an integer' },
+        { field: '_id', message: 'is set by the service and cannot be written' },
+        { field: 'colour', message: 'is not a field of this resource' },
+      ]),
+    );
     expect(problemOf(() => checkInput(create, { params: {}, query: {}, body: [] })).errors).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
     const otpStart = actions.find((action) => actionKey(action) === 'users.otp-start');
     if (!otpStart) throw new Error('no users.otp-start');

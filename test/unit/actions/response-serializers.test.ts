@@ -12,7 +12,14 @@ async function serialise(key: string, body: unknown): Promise<unknown> {
   const app = Fastify();
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
-    request.principal = { actorType: 'system', actorId: 'system', capabilities: new Set(), home: { nodeId: null, level: 'system', path: '/' }, scope: { nodeId: null, level: 'system', path: '/' }, unrestricted: true };
+    request.principal = {
+      actorType: 'system',
+      actorId: 'system',
+      capabilities: new Set(),
+      home: { nodeId: null, level: 'system', path: '/' },
+      scope: { nodeId: null, level: 'system', path: '/' },
+      unrestricted: true,
+    };
   });
   app.route(actionRoute(action, {} as ActionServices));
   const response = await app.inject({ method: declared.method, url: declared.path.replace(':id', 'x'), ...(declared.method === 'POST' ? { payload: {} } : {}) });
@@ -30,7 +37,11 @@ describe('compiled response serialisers', () => {
     const entry = { _id: 'a1', action: 'update', old_values: { city: 'Berlin', nested: { n: 1 } }, new_values: null };
     expect(await serialise('audit-logs.read', entry)).toEqual(entry);
     const client = { _id: 'c1', name: 'x', keys: [{ kid: 'k', alg: 'ES256', thumbprint: 't', created_at: '2026-01-01T00:00:00.000Z', active_until: null, jwk: { d: 'private?' } }] };
-    expect(await serialise('api-clients.read', client)).toEqual({ _id: 'c1', name: 'x', keys: [{ kid: 'k', alg: 'ES256', thumbprint: 't', created_at: '2026-01-01T00:00:00.000Z', active_until: null }] });
+    expect(await serialise('api-clients.read', client)).toEqual({
+      _id: 'c1',
+      name: 'x',
+      keys: [{ kid: 'k', alg: 'ES256', thumbprint: 't', created_at: '2026-01-01T00:00:00.000Z', active_until: null }],
+    });
   });
 
   it('serialise list envelopes and omit absent (sensitive, unselected) fields instead of failing', async () => {

@@ -18,7 +18,8 @@ const resourceTables = new Set(resources.map((r) => r.table));
 const tenantOwnedTables: Readonly<Record<string, { readonly owners: readonly string[]; readonly reason: string }>> = {
   [webhookDeliveries.table]: {
     owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/webhook-admin.ts'],
-    reason: 'the dispatcher fans out, claims and records attempts for every tenant (a system worker) and reports the queue depth; the admin retries and pings only after finding the webhook in the caller\'s scope, by that webhook\'s id (reads go through scoped(webhookDeliveries))',
+    reason:
+      "the dispatcher fans out, claims and records attempts for every tenant (a system worker) and reports the queue depth; the admin retries and pings only after finding the webhook in the caller's scope, by that webhook's id (reads go through scoped(webhookDeliveries))",
   },
   [webhookDeliveryAttempts.table]: {
     owners: ['src/webhooks/dispatcher.ts'],
@@ -26,11 +27,12 @@ const tenantOwnedTables: Readonly<Record<string, { readonly owners: readonly str
   },
   webhook_received: {
     owners: ['src/webhooks/incoming.ts', 'src/webhooks/received-retention.ts'],
-    reason: 'keyed by webhook id: the receiver claims for the webhook the signature authenticated, the list reads after finding the webhook in the caller\'s scope, and retention sweeps every tenant\'s old rows (a system job)',
+    reason:
+      "keyed by webhook id: the receiver claims for the webhook the signature authenticated, the list reads after finding the webhook in the caller's scope, and retention sweeps every tenant's old rows (a system job)",
   },
   idempotency_keys: {
     owners: ['src/http/idempotency.ts'],
-    reason: 'keyed by the caller (client or user) and route, never by tenant: only the caller\'s own key is ever read',
+    reason: "keyed by the caller (client or user) and route, never by tenant: only the caller's own key is ever read",
   },
 };
 
@@ -73,17 +75,22 @@ describe('every query on a resource table goes through the scope (DESIGN.md rule
   });
 
   it('a tenant-owned service table touched outside its owners is reported', () => {
-    const source = ["db.selectFrom('webhook_received').selectAll();", "trx.updateTable('webhook_deliveries').set({});", "db.insertInto('webhook_delivery_attempts').values({});", "db.deleteFrom('idempotency_keys');"].join('\n');
+    const source = [
+      "db.selectFrom('webhook_received').selectAll();",
+      "trx.updateTable('webhook_deliveries').set({});",
+      "db.insertInto('webhook_delivery_attempts').values({});",
+      "db.deleteFrom('idempotency_keys');",
+    ].join('\n');
     const found = findUnscopedQueries('src/elsewhere.ts', source, checkedTables).filter((f) => !(f.table !== undefined && tenantOwnedTables[f.table]?.owners.includes(f.file)));
     expect(found.map((f) => f.table)).toEqual(['webhook_received', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys']);
   });
 
-  it('the scanner finds literal resource tables, aliased ones and computed table names, and ignores the service\'s own tables', () => {
+  it("the scanner finds literal resource tables, aliased ones and computed table names, and ignores the service's own tables", () => {
     const source = [
       "db.selectFrom('bookings').selectAll();",
       "trx.updateTable('api_clients as c').set({});",
       'db.deleteFrom(resource.table);',
-      "trx.insertInto(`products`).values({});",
+      'trx.insertInto(`products`).values({});',
       "db.selectFrom('replay_cache').selectAll();",
       "db.insertInto('outbox_events').values({});",
       'unit.scoped(bookings).selectAll();',

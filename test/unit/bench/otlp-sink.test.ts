@@ -5,7 +5,9 @@ import { ratios } from '../../../bench/report.js';
 import type { ScenarioResult } from '../../../bench/harness.js';
 
 const span = (kind: number, startMs = 1000) => ({ traceId: 'a', spanId: 'b', name: 'x', kind, startTimeUnixNano: String(BigInt(startMs) * 1_000_000n) });
-const exportRequest = { resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: 'booking-service' }, spans: [span(2, 1000), span(1), span(3)] }, { spans: [span(2, 2000)] }] }, { scopeSpans: [] }] };
+const exportRequest = {
+  resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: 'booking-service' }, spans: [span(2, 1000), span(1), span(3)] }, { spans: [span(2, 2000)] }] }, { scopeSpans: [] }],
+};
 
 describe('OTLP span counting (get-bearer-traced)', () => {
   it('counts every span of an OTLP/JSON export request and the server spans among them', () => {

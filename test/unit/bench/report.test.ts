@@ -67,7 +67,9 @@ describe('benchmark rounds (--repeat)', () => {
       ratios: medianRatios(uneven.map((r) => ratios(r, null))),
       clusterScaling: {},
     };
-    const row = formatReport(report).split('\n').find((line) => line.startsWith('| get-bearer'));
+    const row = formatReport(report)
+      .split('\n')
+      .find((line) => line.startsWith('| get-bearer'));
     expect(row).toContain('0.89× bare-fastify-sqlite (median) (≥ 0.8 met)');
   });
 });
@@ -123,7 +125,6 @@ describe('booking-core targets (CONTRACT.md part 3)', () => {
     expect(text).toMatch(/book-contended bookings\/s\s+600\.00\s+\(target ≥ 500, judged on SQLite\)\s+met/);
   });
 });
-
 
 describe('the memory target', () => {
   const settled = (scenario: string, settledRssMb: number | null, peakRssMb: number): ScenarioResult => ({ ...result(scenario, 100), peakRssMb, settledRssMb });

@@ -33,7 +33,11 @@ describe('occupancy', () => {
       fc.property(arbitrary, fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 20 }), (items, from, length) => {
         const holdings = items.map((item, i) => holding(item.start, item.start + item.length, item.quantity, String(i)));
         let expected = 0;
-        for (let t = from; t < from + length; t += 1) expected = Math.max(expected, holdings.filter((h) => h.start <= t && t < h.end).reduce((sum, h) => sum + h.quantity, 0));
+        for (let t = from; t < from + length; t += 1)
+          expected = Math.max(
+            expected,
+            holdings.filter((h) => h.start <= t && t < h.end).reduce((sum, h) => sum + h.quantity, 0),
+          );
         expect(peakHeld(occupancy(holdings), from, from + length)).toBe(expected);
       }),
     );

@@ -21,12 +21,14 @@ describe('fromDatabase', () => {
     expect(refused?.message).not.toContain('SQL');
   });
 
-  it.each(['Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect', 'Client has encountered a connection error and is not queryable'])(
-    'turns node-postgres "%s" (no code) into a 503',
-    (message) => {
-      expect(fromDatabase(new Error(message))?.status).toBe(503);
-    },
-  );
+  it.each([
+    'Connection terminated unexpectedly',
+    'Connection terminated due to connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error and is not queryable',
+  ])('turns node-postgres "%s" (no code) into a 503', (message) => {
+    expect(fromDatabase(new Error(message))?.status).toBe(503);
+  });
 
   it('looks inside an AggregateError of several refused addresses', () => {
     expect(fromDatabase(new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')]))?.status).toBe(503);

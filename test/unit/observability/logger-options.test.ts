@@ -33,7 +33,12 @@ describe('the service logger', () => {
     const { app, lines } = await server();
     await app.inject({ method: 'POST', url: '/v1/auth/token?page=2&client_assertion=query-secret', payload: { grant_type: 'client_credentials' } });
     const completed = lines.find((line) => line.msg === 'request completed');
-    expect(completed).toMatchObject({ level: 30, reqId: 'req-1', req: { method: 'POST', url: '/v1/auth/token?page=2&client_assertion=[redacted]', host: 'localhost:80', remoteAddress: '127.0.0.1' }, res: { statusCode: 200 } });
+    expect(completed).toMatchObject({
+      level: 30,
+      reqId: 'req-1',
+      req: { method: 'POST', url: '/v1/auth/token?page=2&client_assertion=[redacted]', host: 'localhost:80', remoteAddress: '127.0.0.1' },
+      res: { statusCode: 200 },
+    });
     expect(typeof completed?.responseTime).toBe('number');
     await app.close();
   });

@@ -21,7 +21,7 @@ async function lines(registry: Registry): Promise<string[]> {
 }
 
 describe('request stats render exactly what prom-client renders for the same requests', () => {
-  it('before any request: the two metrics\' HELP and TYPE lines, no samples', async () => {
+  it("before any request: the two metrics' HELP and TYPE lines, no samples", async () => {
     const reference = new Registry();
     new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['method'], registers: [reference] });
     new Histogram({ name: 'http_request_duration_seconds', help: 'durations', labelNames: ['method'], registers: [reference] });
@@ -45,7 +45,11 @@ describe('request stats render exactly what prom-client renders for the same req
     expect(await lines(ours())).toEqual(await lines(reference));
     // Scraping twice does not count twice.
     expect(await lines(ours())).toEqual(await lines(reference));
-    const json = async (registry: Registry) => (await registry.getMetricsAsJSON()).map((m) => ({ ...m, values: m.values.map(({ labels, value, metricName }: { labels: object; value: number; metricName?: string }) => ({ labels, value, metricName })) }));
+    const json = async (registry: Registry) =>
+      (await registry.getMetricsAsJSON()).map((m) => ({
+        ...m,
+        values: m.values.map(({ labels, value, metricName }: { labels: object; value: number; metricName?: string }) => ({ labels, value, metricName })),
+      }));
     expect(await json(ours())).toEqual(await json(reference));
   });
 });

@@ -7,7 +7,14 @@ describe('the standard OTEL_* variables of tracing', () => {
   });
 
   it('takes the sampler, its ratio and the batch processor settings', () => {
-    const settings = traceSettings({ OTEL_TRACES_SAMPLER: ' ParentBased_TraceIdRatio ', OTEL_TRACES_SAMPLER_ARG: '0.25', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_BSP_EXPORT_TIMEOUT: '5000', OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1024' });
+    const settings = traceSettings({
+      OTEL_TRACES_SAMPLER: ' ParentBased_TraceIdRatio ',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      OTEL_BSP_EXPORT_TIMEOUT: '5000',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1024',
+    });
     expect(settings).toEqual({ sampler: 'parentbased_traceidratio', ratio: 0.25, batch: { scheduledDelayMillis: 200, exportTimeoutMillis: 5000, maxQueueSize: 4096, maxExportBatchSize: 1024 } });
     expect(traceSettings({ OTEL_TRACES_SAMPLER: 'always_off', OTEL_TRACES_SAMPLER_ARG: 'ignored' })).toMatchObject({ sampler: 'always_off', ratio: 1 });
   });

@@ -25,10 +25,18 @@ describe('tracing off costs nothing', () => {
 
   it('without an endpoint starts nothing: spans just run their body and no trace headers are sent', async () => {
     expect(await startTracing({ endpoint: undefined, serviceName: 'booking-service', serviceVersion: '0.0.0' })).toBeUndefined();
-    expect(await withSpan('unit of work', 'internal', {}, async (span) => {
-      span.setAttribute('x', 1);
-      return 42;
-    }, 'request-1')).toBe(42);
+    expect(
+      await withSpan(
+        'unit of work',
+        'internal',
+        {},
+        async (span) => {
+          span.setAttribute('x', 1);
+          return 42;
+        },
+        'request-1',
+      ),
+    ).toBe(42);
     await expect(withSpan('webhook delivery', 'client', {}, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await withSpan('webhook delivery', 'client', {}, async (span) => span.traceHeaders())).toEqual({});
   });

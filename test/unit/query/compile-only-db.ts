@@ -1,16 +1,7 @@
 /**
  * Compile-only Kysely instances (no connection) for golden-SQL tests of both dialects.
  */
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Expression, RawBuilder, SqlBool } from 'kysely';
 import type { DialectName, SqlDialect, Tables } from '../../../src/db/dialect.js';
 import { postgresDialect } from '../../../src/db/postgres.js';
@@ -41,12 +32,7 @@ export const compileTargets: Readonly<Record<DialectName, { readonly dialect: Sq
 };
 
 /** SQL text and parameters of `select * from <table> where <filter> order by <sort>`. */
-export function compileSelect(
-  name: DialectName,
-  table: string,
-  where: Expression<SqlBool> | null,
-  orderBy: readonly RawBuilder<unknown>[] = [],
-): { sql: string; parameters: readonly unknown[] } {
+export function compileSelect(name: DialectName, table: string, where: Expression<SqlBool> | null, orderBy: readonly RawBuilder<unknown>[] = []): { sql: string; parameters: readonly unknown[] } {
   let query = compileTargets[name].db.selectFrom(table).selectAll();
   if (where) query = query.where(where);
   for (const item of orderBy) query = query.orderBy(item);

@@ -192,7 +192,13 @@ describe.each(dialectNames)('golden SQL on %s', (dialectName) => {
   });
 
   it('compiles empty AND / OR nodes to their identities', () => {
-    const empty: FilterNode = { kind: 'or', children: [{ kind: 'and', children: [] }, { kind: 'or', children: [] }] };
+    const empty: FilterNode = {
+      kind: 'or',
+      children: [
+        { kind: 'and', children: [] },
+        { kind: 'or', children: [] },
+      ],
+    };
     expect(compileSelect(dialectName, 'products', compileFilter(empty, products, dialect)).sql).toBe(`${head}(1 = 1 or 1 = 0)`);
   });
 
@@ -201,9 +207,7 @@ describe.each(dialectNames)('golden SQL on %s', (dialectName) => {
     const where = compileFilter(filter, products, dialect, { qualifier: 'p' });
     const sort = compileSort([{ field: 'city', direction: 'asc' }], products, { qualifier: 'p' });
     const placeholder = dialectName === 'sqlite' ? '?' : '$1';
-    expect(compileSelect(dialectName, 'products as p', where, sort).sql).toBe(
-      `select * from "products" as "p" where "p"."city" = ${placeholder} order by "p"."city" asc nulls first`,
-    );
+    expect(compileSelect(dialectName, 'products as p', where, sort).sql).toBe(`select * from "products" as "p" where "p"."city" = ${placeholder} order by "p"."city" asc nulls first`);
   });
 
   it('refuses a field the registry does not know (programming error, not SQL)', () => {
@@ -231,17 +235,13 @@ describe.each(dialectNames)('golden SQL on %s', (dialectName) => {
     it('ascending keys sort NULLS FIRST, descending NULLS LAST', () => {
       const query = parseListQuery(products, { sort: 'city,-total_items' });
       const compiled = compileSelect(dialectName, 'products', null, compileSort(query.sort, products));
-      expect(compiled.sql).toBe(
-        'select * from "products" order by "city" asc nulls first, "total_items" desc nulls last, "_id" desc nulls last',
-      );
+      expect(compiled.sql).toBe('select * from "products" order by "city" asc nulls first, "total_items" desc nulls last, "_id" desc nulls last');
     });
 
     it('an ascending last key gives an ascending tie-breaker', () => {
       const query = parseListQuery(products, { sort: '-city,name' });
       const compiled = compileSelect(dialectName, 'products', null, compileSort(query.sort, products));
-      expect(compiled.sql).toBe(
-        'select * from "products" order by "city" desc nulls last, "name" asc nulls first, "_id" asc nulls first',
-      );
+      expect(compiled.sql).toBe('select * from "products" order by "city" desc nulls last, "name" asc nulls first, "_id" asc nulls first');
     });
 
     it('where and query-parameter filters combine with AND, flattened', () => {
@@ -253,9 +253,7 @@ describe.each(dialectNames)('golden SQL on %s', (dialectName) => {
       if (!query.filter) throw new Error('expected a filter');
       const compiled = compileSelect(dialectName, 'products', compileFilter(query.filter, products, dialect), compileSort(query.sort, products));
       const p3 = dialectName === 'sqlite' ? '?' : '$3';
-      expect(compiled.sql).toBe(
-        `select * from "products" where ("city" = ${p1} and "total_items" >= ${p2} and "is_published" = ${p3}) order by "_id" asc nulls first`,
-      );
+      expect(compiled.sql).toBe(`select * from "products" where ("city" = ${p1} and "total_items" >= ${p2} and "is_published" = ${p3}) order by "_id" asc nulls first`);
       expect(compiled.parameters).toEqual(['Berlin', 2, dialectName === 'sqlite' ? 1 : true]);
     });
 

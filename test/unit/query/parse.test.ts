@@ -16,8 +16,7 @@ const auditLogs = getResource('audit-logs');
 
 const where = (value: unknown) => parseWhere(products, JSON.stringify(value));
 const reserved: ReadonlySet<string> = new Set(['where', 'page', 'per_page', 'sort', 'fields']);
-const filters = (query: Record<string, string | string[] | undefined>, resource = products) =>
-  parseQueryFilters(resource, query, reserved);
+const filters = (query: Record<string, string | string[] | undefined>, resource = products) => parseQueryFilters(resource, query, reserved);
 
 describe('parseWhere: structure', () => {
   it('reads a scalar as $eq and null as $eq null', () => {

@@ -25,7 +25,9 @@ describe('erasure rules', () => {
 
   it('a rule that cannot work stops the registry from loading, naming the field', () => {
     const spec = { name: 'products', table: 'products', description: 'x', tenancy: 'owned', operations: ['list'] } as const;
-    expect(() => defineResource({ ...spec, fields: { age: { type: 'integer', description: 'x', gdpr: 'personal' } } })).toThrow('resource products: field "age": redact needs a string field (is integer)');
+    expect(() => defineResource({ ...spec, fields: { age: { type: 'integer', description: 'x', gdpr: 'personal' } } })).toThrow(
+      'resource products: field "age": redact needs a string field (is integer)',
+    );
     expect(() => defineResource({ ...spec, fields: { email: { type: 'string', description: 'x', gdpr: 'personal', required: true, erasure: 'null' } } })).toThrow('null on a required field');
     expect(() => defineResource({ ...spec, fields: { name: { type: 'string', description: 'x', gdpr: 'personal', nullable: true, erasure: 'keep' } } })).toThrow('a personal field cannot be kept');
   });

@@ -15,7 +15,7 @@ describe('hideFields: the one filter of sensitive fields for every projection of
     expect(hiddenFields(users, reader('users:read:phone'))).toEqual(['email', 'date_of_birth']);
   });
 
-  it('applies the audited resource\'s rules to an audit entry\'s values, without touching the values it was given', () => {
+  it("applies the audited resource's rules to an audit entry's values, without touching the values it was given", () => {
     const oldValues = { email: 'old@example.test', last_name: null };
     const entry = { _id: 'a1', resource: 'users', old_values: oldValues, new_values: { email: 'new@example.test', last_name: 'King' } };
     const shown = hideFields(auditLogs, reader('audit-logs:read'), { ...entry });

@@ -104,7 +104,10 @@ describe('a packed artifact (no sources)', () => {
 });
 
 /** `PATH` without any `node_modules/.bin` (the test runner's npm puts this checkout's there). */
-const pathWithoutPackageBins = (process.env.PATH ?? '').split(':').filter((dir) => !dir.endsWith('node_modules/.bin')).join(':');
+const pathWithoutPackageBins = (process.env.PATH ?? '')
+  .split(':')
+  .filter((dir) => !dir.endsWith('node_modules/.bin'))
+  .join(':');
 
 describe('ensurePlan (prestart, prepack)', () => {
   /** Installs stand-ins for the build tools in `root/node_modules/.bin`. */
@@ -156,7 +159,9 @@ describe('ensurePlan (prestart, prepack)', () => {
     rmSync(join(root, 'dist'), { recursive: true });
     installTools();
     const plan = ensurePlan(root, pathWithoutPackageBins);
-    expect(plan.action === 'refuse' && plan.message).toMatch(/^build-stamp: no build yet \(dist\/src\/start\.cjs is missing\), and this package has no sources to build from: run `npm run build` in a checkout/);
+    expect(plan.action === 'refuse' && plan.message).toMatch(
+      /^build-stamp: no build yet \(dist\/src\/start\.cjs is missing\), and this package has no sources to build from: run `npm run build` in a checkout/,
+    );
   });
 });
 

@@ -185,7 +185,12 @@ describe('AccessTokenVerifier', () => {
 describe('AccessTokenVerifier: work done for tokens it has to refuse', () => {
   function counting(options: { refusedTtlSeconds?: number; refusedMaxEntries?: number } = {}) {
     const seen = { checks: [] as boolean[], cached: 0 };
-    const tokens = new AccessTokenVerifier(store, { issuer, audience: issuer, ...options, observer: { signatureChecked: (valid) => seen.checks.push(valid), refusalCached: () => (seen.cached += 1) } });
+    const tokens = new AccessTokenVerifier(store, {
+      issuer,
+      audience: issuer,
+      ...options,
+      observer: { signatureChecked: (valid) => seen.checks.push(valid), refusalCached: () => (seen.cached += 1) },
+    });
     return { tokens, seen };
   }
 
@@ -208,7 +213,7 @@ describe('AccessTokenVerifier: work done for tokens it has to refuse', () => {
 
   it('keeps at most refusedMaxEntries refused tokens, dropping the oldest', async () => {
     const { tokens, seen } = counting({ refusedMaxEntries: 2 });
-    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((jti) => forgery(jti))) as [string, string, string];
+    const [a, b, c] = (await Promise.all(['a', 'b', 'c'].map((jti) => forgery(jti)))) as [string, string, string];
     for (const token of [a, b, c]) await expectInvalid(tokens.verify(token, now), 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
     await expectInvalid(tokens.verify(c, now), 'refused earlier');
     await expectInvalid(tokens.verify(b, now), 'refused earlier');

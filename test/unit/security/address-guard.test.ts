@@ -7,7 +7,26 @@ describe('webhook address guard', () => {
 
   it('permits public addresses and refuses loopback, private, link-local (metadata), CGNAT, multicast and mapped ones', () => {
     for (const address of ['93.184.216.34', '2606:4700:4700::1111', '8.8.8.8']) expect(guard.permits(address), address).toBe(true);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '224.0.0.1', '0.0.0.0', '255.255.255.255', '::1', '::', 'fc00::1', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '224.0.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(guard.permits(address), address).toBe(false);
     }
   });
@@ -32,7 +51,8 @@ describe('webhook delivery when DNS changes between creation and delivery (rebin
     const { postWebhook } = await import('../../../src/webhooks/deliver.js');
     let answer = '93.184.216.34';
     // An injected resolver standing in for DNS: public at creation, internal at delivery.
-    const resolver = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => callback(null, [{ address: answer, family: 4 }])) as unknown as typeof lookup;
+    const resolver = ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) =>
+      callback(null, [{ address: answer, family: 4 }])) as unknown as typeof lookup;
     const guard = new AddressGuard([], resolver);
     answer = '10.0.0.1';
     const result = await postWebhook('http://rebinding.test/hook', {}, '{}', { guard, timeoutMs: 2000 });

@@ -253,7 +253,7 @@ describe('verifyClientAssertion: claims', () => {
     }
   });
 
-  it('records nothing: the same assertion verifies twice (replay is the caller\'s job)', async () => {
+  it("records nothing: the same assertion verifies twice (replay is the caller's job)", async () => {
     const token = assertion();
     await verifyClientAssertion(token, options());
     await expect(verifyClientAssertion(token, options())).resolves.toMatchObject({ jti: 'jti-1' });

@@ -20,27 +20,14 @@ interface ProofKey {
 
 function proofKey(alg: 'ES256' | 'ES384' | 'RS256' | 'EdDSA', modulusLength = 2048): ProofKey {
   const pair =
-    alg === 'RS256'
-      ? generateKeyPairSync('rsa', { modulusLength })
-      : alg === 'EdDSA'
-        ? generateKeyPairSync('ed25519')
-        : generateKeyPairSync('ec', { namedCurve: alg === 'ES256' ? 'P-256' : 'P-384' });
+    alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength }) : alg === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: alg === 'ES256' ? 'P-256' : 'P-384' });
   return { alg, privateKey: pair.privateKey, jwk: pair.publicKey.export({ format: 'jwk' }) as JWK };
 }
 
 const es256 = proofKey('ES256');
 
-function proof(
-  payload: Record<string, unknown> = {},
-  header: Record<string, unknown> = {},
-  key: ProofKey = es256,
-): string {
-  return signCompact(
-    { typ: 'dpop+jwt', alg: key.alg, jwk: key.jwk, ...header },
-    { jti: 'proof-1', htm: 'GET', htu: url, iat: now, ...payload },
-    key.privateKey,
-    key.alg,
-  );
+function proof(payload: Record<string, unknown> = {}, header: Record<string, unknown> = {}, key: ProofKey = es256): string {
+  return signCompact({ typ: 'dpop+jwt', alg: key.alg, jwk: key.jwk, ...header }, { jti: 'proof-1', htm: 'GET', htu: url, iat: now, ...payload }, key.privateKey, key.alg);
 }
 
 function options(overrides: Partial<DpopProofOptions> = {}): DpopProofOptions {
@@ -189,8 +176,13 @@ describe('DpopVerifier', () => {
     accessToken,
     jkt: await calculateJwkThumbprint(es256.jwk, 'sha256'),
   });
-  const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
-  const challengeOf = (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, challenge: error.headers['www-authenticate'], nonce: error.headers['dpop-nonce'] !== undefined } : error);
+  const caught = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  const challengeOf = (error: unknown) =>
+    error instanceof ApiError ? { status: error.status, code: error.code, challenge: error.headers['www-authenticate'], nonce: error.headers['dpop-nonce'] !== undefined } : error;
 
   it('checks a token-request proof without using it up, and refuses the second claim', async () => {
     const dpop = verifier();
@@ -215,7 +207,12 @@ describe('DpopVerifier', () => {
     const dpop = verifier();
     const request = await bound();
     await dpop.verifyBoundRequest(request, now);
-    expect(challengeOf(await caught(dpop.verifyBoundRequest(request, now)))).toEqual({ status: 401, code: 'invalid_token', challenge: expect.stringContaining('error="invalid_dpop_proof"'), nonce: false });
+    expect(challengeOf(await caught(dpop.verifyBoundRequest(request, now)))).toEqual({
+      status: 401,
+      code: 'invalid_token',
+      challenge: expect.stringContaining('error="invalid_dpop_proof"'),
+      nonce: false,
+    });
   });
 
   it('answers a missing proof and a bad one with invalid_dpop_proof, a proof by another key with invalid_token', async () => {
@@ -224,7 +221,10 @@ describe('DpopVerifier', () => {
     expect(challengeOf(await caught(dpop.verifyBoundRequest({ ...(await bound()), proof: undefined }, now)))).toEqual(invalidProof);
     expect(challengeOf(await caught(dpop.verifyBoundRequest({ ...(await bound()), proof: ['a', 'b'] }, now)))).toEqual(invalidProof);
     expect(challengeOf(await caught(dpop.verifyBoundRequest(await bound({ htu: `${origin}/v1/orders/` }), now)))).toEqual(invalidProof);
-    expect(challengeOf(await caught(dpop.verifyBoundRequest(await bound({}, proofKey('ES256')), now)))).toEqual({ ...invalidProof, challenge: expect.stringMatching(/^DPoP realm="booking-api", error="invalid_token", algs="/) });
+    expect(challengeOf(await caught(dpop.verifyBoundRequest(await bound({}, proofKey('ES256')), now)))).toEqual({
+      ...invalidProof,
+      challenge: expect.stringMatching(/^DPoP realm="booking-api", error="invalid_token", algs="/),
+    });
   });
 
   it('asks a bound request for a nonce, and accepts the retry', async () => {

@@ -23,12 +23,7 @@ const hashByAlg: Readonly<Record<string, string | null>> = {
  * Signs `header` and `payload` (objects, or raw JSON text used verbatim) with `key`,
  * hashing as `hashAlg` says (defaults to the header's `alg`).
  */
-export function signCompact(
-  header: Record<string, unknown> | string,
-  payload: Record<string, unknown> | string,
-  key: KeyObject,
-  hashAlg?: string,
-): string {
+export function signCompact(header: Record<string, unknown> | string, payload: Record<string, unknown> | string, key: KeyObject, hashAlg?: string): string {
   const headerText = typeof header === 'string' ? header : JSON.stringify(header);
   const payloadText = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const input = `${b64url(headerText)}.${b64url(payloadText)}`;

@@ -47,16 +47,8 @@ describe('importClientPublicKey', () => {
     ['an RSA key', () => spki(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey), 'type "rsa" is not allowed'],
     ['an Ed25519 key', () => spki(generateKeyPairSync('ed25519').publicKey), 'type "ed25519" is not allowed'],
     ['a secp256k1 key', () => spki(generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey), 'curve "secp256k1" is not allowed'],
-    [
-      'a PKCS#8 private key',
-      () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      'single SPKI PEM block',
-    ],
-    [
-      'a SEC1 private key',
-      () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString(),
-      'single SPKI PEM block',
-    ],
+    ['a PKCS#8 private key', () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'single SPKI PEM block'],
+    ['a SEC1 private key', () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString(), 'single SPKI PEM block'],
     ['a certificate', () => certificate, 'single SPKI PEM block'],
     ['two keys', () => spki(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey).repeat(2), 'single SPKI PEM block'],
     ['garbage', () => 'hello', 'single SPKI PEM block'],

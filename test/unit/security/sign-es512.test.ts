@@ -9,7 +9,18 @@ import { autoEs512Choice, es512Signers, systemLibcryptoPresent } from '../../sup
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
 const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k-1', alg: 'ES512', use: 'sig' };
 const now = Math.floor(Date.now() / 1000);
-const claims = { iss: 'https://api.example/v1', aud: 'https://api.example/v1', sub: 'c', client_id: 'c', scope: 'products:list', tenant_id: 'system', level: 'system', jti: 'j', iat: now, exp: now + 900 };
+const claims = {
+  iss: 'https://api.example/v1',
+  aud: 'https://api.example/v1',
+  sub: 'c',
+  client_id: 'c',
+  scope: 'products:list',
+  tenant_id: 'system',
+  level: 'system',
+  jti: 'j',
+  iat: now,
+  exp: now + 900,
+};
 
 describe('the signer ES512_SIGNER=auto chooses', () => {
   it('is the system libcrypto wherever libcrypto.so.3 is installed and qualifies (a silent fallback would cost ~7× per signature); node:crypto, with the reason, where it is not', () => {

@@ -36,7 +36,9 @@ function laneOf(file: string): Lane {
 function loads(file: string, seen = new Set<string>()): Set<string> {
   const source = readFileSync(join(repoRoot, file), 'utf8');
   for (const match of source.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?'(\.{1,2}\/[^']+)'/gm)) {
-    const target = relative(repoRoot, join(repoRoot, dirname(file), (match[1] ?? '').replace(/\.js$/, '.ts'))).split('\\').join('/');
+    const target = relative(repoRoot, join(repoRoot, dirname(file), (match[1] ?? '').replace(/\.js$/, '.ts')))
+      .split('\\')
+      .join('/');
     if (seen.has(target) || !target.startsWith('test/')) {
       seen.add(target);
       continue;
@@ -53,7 +55,10 @@ const files = testFiles('test');
 describe('test lanes (test/lanes.ts)', () => {
   it('puts every listed file somewhere that exists', () => {
     for (const pattern of [...lanes.unit, ...lanes.system]) {
-      expect(files.some((file) => matches(pattern, file)), `${pattern} matches no test file`).toBe(true);
+      expect(
+        files.some((file) => matches(pattern, file)),
+        `${pattern} matches no test file`,
+      ).toBe(true);
     }
   });
 

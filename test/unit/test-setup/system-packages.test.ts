@@ -41,7 +41,10 @@ describe('ensureSystemPackages', () => {
   it('as root installs only the missing packages with a quiet, non-interactive apt-get and says what and why', () => {
     const installed = new Set(['postgresql']);
     const { host, calls, said } = fakeHost({ root: true, installed });
-    ensureSystemPackages(['postgresql', 'redis-server', 'chromium'].map((name) => fakePackage(name, installed)), host);
+    ensureSystemPackages(
+      ['postgresql', 'redis-server', 'chromium'].map((name) => fakePackage(name, installed)),
+      host,
+    );
     expect(calls).toEqual(['apt-get update -qq -o DPkg::Lock::Timeout=600', 'apt-get install -y -qq -o DPkg::Lock::Timeout=600 redis-server chromium']);
     expect(said[0]).toContain('installing redis-server, chromium with apt-get');
     expect(said[0]).toContain('redis-server: the redis-server tests');
