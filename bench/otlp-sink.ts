@@ -1,11 +1,12 @@
 /**
  * A minimal OTLP/HTTP trace receiver in the benchmark process: answers 200 to
- * `POST /v1/traces` (JSON, optionally gzip) and counts the spans it was sent, so a traced
+ * `POST /v1/traces` (protobuf or JSON, optionally gzip) and counts the spans it was sent, so a traced
  * scenario proves the service really exported what it traced instead of trusting a setting.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { decodeTraceExport } from '../test/support/otlp-protobuf.js';
 
 /** Spans in one OTLP/JSON export request, and how many of them are server spans (one per request). */
 export interface SpanCount {
@@ -77,8 +78,8 @@ export async function startOtlpSink(): Promise<OtlpSink> {
       exports += 1;
       try {
         const raw = Buffer.concat(chunks);
-        const text = (request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
-        const count = countSpans(JSON.parse(text));
+        const body = request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+        const count = countSpans(request.headers['content-type'] === 'application/json' ? JSON.parse(body.toString('utf8')) : decodeTraceExport(body));
         spans += count.spans;
         serverSpans += count.serverSpans;
         for (const start of count.serverStartsMs) serverStartsMs.push(start);

@@ -1,7 +1,8 @@
 import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Span, SpanOptions } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Sampler } from '@opentelemetry/sdk-trace';
@@ -45,8 +46,8 @@ function serverSpanStart(request: FastifyRequest, url: string | undefined, actio
 }
 
 /**
- * Tracing with the OpenTelemetry SDK: spans batched and exported over OTLP/HTTP (JSON) to
- * `{endpoint}/v1/traces`; the exporter reads `OTEL_EXPORTER_OTLP_HEADERS` and
+ * Tracing with the OpenTelemetry SDK: spans batched and exported over OTLP/HTTP (protobuf,
+ * or JSON where `OTEL_EXPORTER_OTLP_PROTOCOL` asks for it) to `{endpoint}/v1/traces`; the exporter reads `OTEL_EXPORTER_OTLP_HEADERS` and
  * `OTEL_EXPORTER_OTLP_TIMEOUT` itself, `env` supplies the sampler and batching
  * (`trace-settings.ts`). No context manager: a child span names its request, whose span
  * is kept by request id while it is served, so no async context tracking slows the
@@ -60,7 +61,8 @@ export function openTelemetry(options: {
   readonly env: Readonly<Record<string, string | undefined>>;
 }): Tracing {
   const settings = traceSettings(options.env);
-  const exporter = new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, '')}/v1/traces` });
+  const url = `${options.endpoint.replace(/\/+$/, '')}/v1/traces`;
+  const exporter = settings.protocol === 'http/json' ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.version': options.serviceVersion }),
     sampler: sampler(settings),

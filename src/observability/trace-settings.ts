@@ -9,7 +9,16 @@ const samplerNames = ['always_on', 'always_off', 'traceidratio', 'parentbased_al
 /** `OTEL_TRACES_SAMPLER`'s values (the spec's, without the Jaeger and X-Ray ones). */
 export type SamplerName = (typeof samplerNames)[number];
 
+/** `OTEL_EXPORTER_OTLP_PROTOCOL`'s values this service sends (OTLP over gRPC is not built in). */
+const protocols = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof protocols)[number];
+
 export interface TraceSettings {
+  /**
+   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, by default
+   * `http/protobuf` (the spec's default; about a third of JSON's bytes, and cheaper to encode).
+   */
+  readonly protocol: OtlpProtocol;
   /** `OTEL_TRACES_SAMPLER`, by default `parentbased_always_on`: every request is traced unless its caller decided otherwise. */
   readonly sampler: SamplerName;
   /** `OTEL_TRACES_SAMPLER_ARG` for the ratio samplers (0…1, default 1). */
@@ -42,10 +51,15 @@ export function traceSettings(env: Readonly<Record<string, string | undefined>>)
   const rawRatio = env.OTEL_TRACES_SAMPLER_ARG?.trim();
   const ratio = rawRatio === undefined || rawRatio === '' || !sampler.endsWith('traceidratio') ? 1 : Number(rawRatio);
   if (!(ratio >= 0 && ratio <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG "${rawRatio}" is not a ratio between 0 and 1`);
+  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const rawProtocol = env[protocolVariable]?.trim().toLowerCase() || 'http/protobuf';
+  const protocol = protocols.find((name) => name === rawProtocol);
+  if (protocol === undefined) throw new Error(`${protocolVariable} "${rawProtocol}" is not one of ${protocols.join(', ')} (OTLP over gRPC is not supported: point it at a collector's OTLP/HTTP port)`);
   const maxQueueSize = count(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048);
   const maxExportBatchSize = count(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512);
   if (maxExportBatchSize > maxQueueSize) throw new Error(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxExportBatchSize}) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`);
   return {
+    protocol,
     sampler,
     ratio,
     batch: {

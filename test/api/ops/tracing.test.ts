@@ -11,14 +11,15 @@ import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { freePort } from '../../support/free-port.js';
+import { decodeTraceExport } from '../../support/otlp-protobuf.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
 import { startServer } from '../../support/server-process.js';
 import type { ServerProcess } from '../../support/server-process.js';
 
 /*
  * Traces of the real server (src/main.ts) arrive at a real OTLP/HTTP receiver: a small HTTP
- * server in this file that takes `POST /v1/traces` and decodes the JSON export as a
- * collector would.
+ * server in this file that takes `POST /v1/traces` and decodes the export as a collector
+ * would: protobuf, the default, or JSON when `OTEL_EXPORTER_OTLP_PROTOCOL=http/json`.
  */
 
 interface OtlpValue {
@@ -56,12 +57,12 @@ async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs
   }
 }
 
-function listen(handler: (path: string, headers: IncomingHttpHeaders, body: string) => number): Promise<{ server: Server; origin: string }> {
+function listen(handler: (path: string, headers: IncomingHttpHeaders, body: Buffer) => number): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const status = handler(req.url ?? '/', req.headers, body);
+      const status = handler(req.url ?? '/', req.headers, Buffer.concat(chunks));
       res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{}' : '');
     });
   });
@@ -94,7 +95,8 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
     const collector = await listen((path, headers, body) => {
       exports.push({ contentType: headers['content-type'], path });
       if (path !== '/v1/traces') return 404;
-      for (const resource of (JSON.parse(body) as OtlpExport).resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+      const decoded: OtlpExport = headers['content-type'] === 'application/json' ? (JSON.parse(body.toString('utf8')) as OtlpExport) : decodeTraceExport(body);
+      for (const resource of decoded.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
       return 200;
     });
     const receiver = await listen((_path, headers) => {
@@ -183,7 +185,8 @@ describe('OpenTelemetry traces over OTLP/HTTP', { shuffle: false }, () => {
     const unit = await eventually('the unit-of-work span', () => spans.find((span) => span.traceId === traceId && span.name === 'unit of work'), 10_000);
     expect(unit).toMatchObject({ parentSpanId: request.spanId, kind: kind.internal });
     expect(attributes(unit)['db.system.name']).toBe('sqlite');
-    expect(exports.every((e) => e.path === '/v1/traces' && e.contentType === 'application/json')).toBe(true);
+    // OTLP's default encoding: protobuf.
+    expect(exports.every((e) => e.path === '/v1/traces' && e.contentType === 'application/x-protobuf')).toBe(true);
 
     // The delivery of products.created carries the traceparent of its own span.
     const delivered = await eventually('the webhook delivery', () => deliveries.find((h) => String(h['webhook-id']).startsWith('msg_')), 10_000);

@@ -1,4 +1,7 @@
 import { gzipSync } from 'node:zlib';
+import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { AlwaysOnSampler, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { countSpans, startOtlpSink } from '../../../bench/otlp-sink.js';
 import { ratios } from '../../../bench/report.js';
@@ -32,6 +35,23 @@ describe('OTLP span counting (get-bearer-traced)', () => {
       expect(sink.totals()).toEqual({ exports: 3, spans: 8, serverSpans: 4, unreadable: 1 });
       expect(sink.serverSpansStartedBetween(1000, 2000)).toBe(2);
       expect(sink.serverSpansStartedBetween(0, 3000)).toBe(4);
+    } finally {
+      await sink.close();
+    }
+  });
+  it("counts the spans of the service's own exporter, which sends protobuf", async () => {
+    const memory = new InMemorySpanExporter();
+    const provider = new TracerProvider({ sampler: new AlwaysOnSampler(), spanProcessors: [new SimpleSpanProcessor({ exporter: memory })] });
+    const tracer = provider.getTracer('bench');
+    for (const kind of [SpanKind.SERVER, SpanKind.INTERNAL, SpanKind.SERVER]) tracer.startSpan('x', { kind }, ROOT_CONTEXT).end();
+    const sink = await startOtlpSink();
+    try {
+      const exporter = new OTLPTraceExporter({ url: `${sink.endpoint}/v1/traces` });
+      const result = await new Promise<{ code: number }>((resolve) => exporter.export(memory.getFinishedSpans(), resolve));
+      await exporter.shutdown();
+      expect(result.code).toBe(0);
+      expect(sink.totals()).toEqual({ exports: 1, spans: 3, serverSpans: 2, unreadable: 0 });
+      expect(sink.serverSpansStartedBetween(Date.now() - 60_000, Date.now() + 1)).toBe(2);
     } finally {
       await sink.close();
     }
