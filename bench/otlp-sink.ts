@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { decodeTraceExport } from '../test/support/otlp-protobuf.js';
+import { walkFields, walkSpans } from '../test/support/otlp-protobuf.js';
 
 /** Spans in one OTLP/JSON export request, and how many of them are server spans (one per request). */
 export interface SpanCount {
@@ -49,6 +49,28 @@ export function countSpans(body: unknown): SpanCount {
   return { spans, serverSpans, serverStartsMs };
 }
 
+/** {@link countSpans} of a protobuf export, reading only each span's kind (field 6) and start (field 7). */
+export function countProtobufSpans(body: Buffer): SpanCount {
+  let spans = 0;
+  let serverSpans = 0;
+  const serverStartsMs: number[] = [];
+  walkSpans(body, {
+    span(from, to) {
+      spans += 1;
+      let kind = 0;
+      let startMs = Number.NaN;
+      walkFields(body, from, to, (number, _wireType, valueFrom, _valueTo, varint) => {
+        if (number === 6) kind = varint;
+        else if (number === 7) startMs = Number(body.readBigUInt64LE(valueFrom) / 1_000_000n);
+      });
+      if (kind !== serverKind) return;
+      serverSpans += 1;
+      if (Number.isFinite(startMs)) serverStartsMs.push(startMs);
+    },
+  });
+  return { spans, serverSpans, serverStartsMs };
+}
+
 export interface OtlpSink {
   /** The base URL for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   readonly endpoint: string;
@@ -79,7 +101,7 @@ export async function startOtlpSink(): Promise<OtlpSink> {
       try {
         const raw = Buffer.concat(chunks);
         const body = request.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-        const count = countSpans(request.headers['content-type'] === 'application/json' ? JSON.parse(body.toString('utf8')) : decodeTraceExport(body));
+        const count = request.headers['content-type'] === 'application/json' ? countSpans(JSON.parse(body.toString('utf8'))) : countProtobufSpans(body);
         spans += count.spans;
         serverSpans += count.serverSpans;
         for (const start of count.serverStartsMs) serverStartsMs.push(start);
