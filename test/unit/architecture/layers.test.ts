@@ -56,7 +56,6 @@ const knownViolations: readonly string[] = [
   'src/actions/gdpr-actions.ts -> src/gdpr/erase-user.ts',
   'src/actions/gdpr-actions.ts -> src/gdpr/retention-policies.ts',
   'src/actions/gdpr-actions.ts -> src/gdpr/subject-export.ts',
-  'src/actions/input-formats.ts -> src/booking/availability-range.ts',
   'src/actions/oauth-actions.ts -> src/sign-in/oauth-login.ts',
   'src/actions/resource-actions.ts -> src/export/csv.ts',
   'src/actions/resource-actions.ts -> src/export/stream-records.ts',
