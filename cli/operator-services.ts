@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { Config } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { runUnitOfWork } from '../src/data/unit-of-work.js';
-import { executeAction } from '../src/actions/execute.js';
+import { executeAction } from '../src/handlers/execute.js';
 import { checkInput } from '../src/actions/input-schemas.js';
 import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';

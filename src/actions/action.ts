@@ -3,13 +3,8 @@ import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { RateLimitGroup } from './rate-limit-group.js';
 import type { QueryString } from '../query/list-query.js';
 import type { ResourceName } from '../registry/types.js';
-import type { ApiClientAdmin } from '../services/api-client-admin.js';
-import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { UnknownMembers } from './input-errors.js';
-import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
-import type { IncomingWebhooks } from '../webhooks/incoming.js';
 import type { RequestContext } from '../core/request-context.js';
-import type { ResourceService } from '../services/resource-service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -21,21 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type Authentication = 'client' | 'user' | 'public';
 
-/** What the services layer offers actions; built once per process by the container (`src/container/container.ts`), for HTTP and the CLI alike. */
-export interface ActionServices {
-  readonly resources: ResourceService;
-  readonly apiClients: ApiClientAdmin;
-  /** Webhook operations beyond CRUD. */
-  readonly webhooks: WebhookAdmin;
-  /** Incoming webhooks: signature checks and their effects. */
-  readonly incoming: IncomingWebhooks;
-  /** End-user sign-in. */
-  readonly signIn: SignInServices;
-  /** `PUBLIC_URL`, for `Location` and `Link` headers. */
-  readonly origin: string;
-}
-
-/** One call of an action, whether it came over HTTP or from the CLI. */
+/** One call of an action, whether it came over HTTP or from the CLI: what its handler gets. */
 export interface ActionInput {
   readonly context: RequestContext;
   /** Path parameters (`id`). */
@@ -52,7 +33,7 @@ export interface ActionInput {
   readonly ip?: string;
 }
 
-/** What an action answers: a status, headers, and a JSON value or a stream. */
+/** What an action's handler answers: a status, headers, and a JSON value or a stream. */
 export interface ActionResult {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
@@ -80,9 +61,11 @@ export interface ActionSchemas {
 }
 
 /**
- * An operation of the service, declared once: routes, capabilities, rate-limit groups,
- * OpenAPI, CLI commands and posture flags are all derived from the list of actions
- * (`src/actions/index.ts`). Adding a sub-operation is adding one of these.
+ * An operation of the service, declared once as data: routes, capabilities, rate-limit
+ * groups, OpenAPI, CLI commands and posture flags are all derived from the list of actions
+ * (`src/actions/index.ts`). What it does is its handler, under the same key in
+ * `src/handlers/` (above the domains it calls). Adding a sub-operation is adding one of
+ * these and its handler.
  */
 export interface ActionDef {
   readonly resource: ResourceName;
@@ -100,8 +83,6 @@ export interface ActionDef {
   /** The OpenAPI operation describing it (parameters, bodies, responses). */
   readonly openapi: Operation;
   readonly schemas: ActionSchemas;
-  /** What it does: one unit of work for writes (see `src/data/unit-of-work.ts`). */
-  run(input: ActionInput, services: ActionServices): Promise<ActionResult>;
 }
 
 /** The `<resource>.<name>` key of an action (CLI and logs). */

@@ -2,8 +2,6 @@ import { addClientKeySchema } from '../derive/openapi/client-key-schemas.js';
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import { serializerSchema } from '../derive/response-serializers.js';
-import { pathId } from '../http/path-id.js';
-import type { AddKeyInput } from '../services/api-client-admin.js';
 import type { ActionDef } from './action.js';
 
 /** `POST /v1/api-clients/{id}/keys`: add a public key; earlier keys stay valid for the overlap. */
@@ -29,8 +27,4 @@ export const rotateClientKey: ActionDef = {
     },
   },
   schemas: { body: addClientKeySchema, response: { 201: serializerSchema('AddClientKeyResult') } },
-  async run(input, { apiClients }) {
-    const result = await apiClients.addKey(input.context, pathId(input.params.id ?? '', 'api-clients'), input.body as AddKeyInput);
-    return { status: 201, body: result };
-  },
 };

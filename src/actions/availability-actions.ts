@@ -1,12 +1,8 @@
-import { productAvailability } from '../booking/availability.js';
-import { parseSearch, searchAvailability } from '../booking/availability-search.js';
 import { productAvailabilityQuery, productAvailabilitySchema, productAvailabilityParameters, searchParameters, searchSchema, searchSerializerSchema } from '../derive/openapi/availability-schemas.js';
 import { problems } from '../derive/openapi/problems.js';
 import { schemaName } from '../derive/openapi/resource-schemas.js';
 import { ref } from '../derive/openapi/types.js';
 import { serializerSchema } from '../derive/response-serializers.js';
-import { paginationHeaders } from '../http/pagination.js';
-import { pathId } from '../http/path-id.js';
 import { getResource } from '../registry/index.js';
 import type { ActionDef } from './action.js';
 
@@ -35,10 +31,6 @@ export const productAvailabilityAction: ActionDef = {
     },
   },
   schemas: { query: productAvailabilityQuery, unknownMembers: { unknown: 'is not a parameter of this operation' }, response: { 200: productAvailabilitySchema } },
-  async run(input, { resources }) {
-    const id = pathId(input.params.id ?? '', 'products');
-    return { status: 200, body: await productAvailability(resources.queries(input.context.principal), id, input.query) };
-  },
 };
 
 /** `GET /v1/availability`: the products free for a range, filtered, sorted and paged like their list. */
@@ -68,19 +60,6 @@ export const searchAvailabilityAction: ActionDef = {
     },
   },
   schemas: { response: { 200: searchSerializerSchema(serializerSchema(schemaName(products, 'ListItem'))) } },
-  async run(input, { resources, origin }) {
-    const search = parseSearch(input.query);
-    const { principal } = input.context;
-    const found = await searchAvailability(resources.queries(principal), search);
-    const records = await resources.presentMany(products, principal, found.rows);
-    const keep = search.list.fields ? new Set(search.list.fields) : undefined;
-    const items = records.map((record) => {
-      const shown = keep ? Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key))) : record;
-      return { ...shown, available: found.available.get(String(record._id)) ?? 0 };
-    });
-    const { page, perPage } = search.list;
-    return { status: 200, headers: paginationHeaders({ total: found.total, page, perPage }, origin, input.url), body: { items, total: found.total, page, per_page: perPage } };
-  },
 };
 
 /** Both availability operations (CONTRACT.md part 3). */

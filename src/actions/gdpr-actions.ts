@@ -1,10 +1,5 @@
-import { Readable } from 'node:stream';
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
-import { pathId } from '../http/path-id.js';
-import { eraseUser } from '../gdpr/erase-user.js';
-import { retentionPreview } from '../gdpr/retention-policies.js';
-import { subjectExport } from '../gdpr/subject-export.js';
 import type { ActionDef } from './action.js';
 
 const countMap = { type: 'object', additionalProperties: { type: 'integer' } };
@@ -42,9 +37,6 @@ export const eraseUserAction: ActionDef = {
     },
   },
   schemas: { response: { 200: erasureResult } },
-  async run(input, { resources }) {
-    return { status: 200, body: await eraseUser(resources, input.context, pathId(input.params.id ?? '', 'users')) };
-  },
 };
 
 /** `GET /v1/users/{id}/export`: the subject's data as one streamed JSON document (GDPR Art. 15, 20). */
@@ -85,15 +77,6 @@ export const exportSubjectAction: ActionDef = {
     },
   },
   schemas: {},
-  async run(input, { resources }) {
-    const id = pathId(input.params.id ?? '', 'users');
-    const chunks = await subjectExport(resources, input.context, id);
-    return {
-      status: 200,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'content-disposition': `attachment; filename="user-${id}.json"`, 'cache-control': 'no-store' },
-      stream: Readable.from(chunks),
-    };
-  },
 };
 
 const previewResult = {
@@ -127,7 +110,4 @@ export const previewRetentionAction: ActionDef = {
     },
   },
   schemas: { response: { 200: previewResult } },
-  async run(input, { resources }) {
-    return { status: 200, body: await retentionPreview(resources, input.context, pathId(input.params.id ?? '', 'retention-policies')) };
-  },
 };

@@ -9,7 +9,7 @@ import { resourceActions } from './resource-actions.js';
 import { signInActions } from './sign-in-actions.js';
 import { webhookActions } from './webhook-actions.js';
 
-export type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
+export type { ActionDef, ActionInput, ActionResult } from './action.js';
 export { actionKey } from './action.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isRangeBound } from '../booking/availability-range.js';
+import { isRangeBound } from '../core/range-bound.js';
 import { isCapability } from './capabilities.js';
 import { isTimeZone } from '../lib/time-zone.js';
 import { isValidCidr } from '../lib/ip-allowlist.js';

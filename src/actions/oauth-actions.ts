@@ -1,9 +1,8 @@
 import { problems } from '../derive/openapi/problems.js';
 import { queryParameters } from '../derive/openapi/query-parameters.js';
 import type { Operation } from '../derive/openapi/types.js';
-import type { OAuthStartQuery, OAuthTokenInput } from '../sign-in/oauth-login.js';
 import type { ActionDef } from './action.js';
-import { checkedBody, checkedQuery, closedObject, jsonBody, token } from './sign-in-actions.js';
+import { closedObject, jsonBody, token } from './sign-in-actions.js';
 
 const provider = { name: 'provider', in: 'path', required: true, description: 'The `id` of a provider in `OAUTH_PROVIDERS`.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,31}$' } };
 const query = (name: string, required: boolean, description: string) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
@@ -25,23 +24,14 @@ const startDescriptions: Readonly<Record<string, string>> = {
 /** The code exchange's body. */
 const tokenBody = closedObject({ code: { type: 'string', pattern: '^[A-Za-z0-9_-]{20,100}$' } }, ['code']);
 const redirect = (description: string) => ({ description, headers: { Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri' } } } });
-const noStore = { 'cache-control': 'no-store' };
 
 /**
  * A step of the OAuth2 login (docs/oauth-login.md): public — the proof is the state, the
  * provider's answer or the login code. The browser steps share the public routes' per-IP
  * limit; the code exchange is limited like the token endpoint.
  */
-function step(
-  name: string,
-  method: 'GET' | 'POST',
-  path: string,
-  rateLimitGroup: 'public' | 'token',
-  schemas: ActionDef['schemas'],
-  openapi: Omit<Operation, 'tags'>,
-  run: ActionDef['run'],
-): ActionDef {
-  return { resource: 'users', name, method, path, capability: `users:${name}`, rateLimitGroup, authentication: 'public', stepUp: false, openapi: { ...openapi, tags: ['auth'] }, schemas, run };
+function step(name: string, method: 'GET' | 'POST', path: string, rateLimitGroup: 'public' | 'token', schemas: ActionDef['schemas'], openapi: Omit<Operation, 'tags'>): ActionDef {
+  return { resource: 'users', name, method, path, capability: `users:${name}`, rateLimitGroup, authentication: 'public', stepUp: false, openapi: { ...openapi, tags: ['auth'] }, schemas };
 }
 
 /** End-user sign-in with an external OpenID provider (CONTRACT.md part 2, "OAuth2 login"). */
@@ -60,10 +50,6 @@ export const oauthActions: readonly ActionDef[] = [
       parameters: [provider, ...queryParameters(startQuery, startDescriptions)],
       responses: { 302: redirect("To the provider's authorization endpoint."), ...problems('400', '404') },
     },
-    async (input, services) => ({
-      status: 302,
-      headers: { ...noStore, location: await services.signIn.oauth.start(input.params.provider ?? '', checkedQuery<OAuthStartQuery>(input), input.context) },
-    }),
   ),
   // No query schema: providers add parameters of their own (`session_state`, `scope`), and a bad state is `invalid_grant`.
   step(
@@ -86,7 +72,6 @@ export const oauthActions: readonly ActionDef[] = [
       ],
       responses: { 302: redirect("To the application's `redirect_uri` with `code` (and `state`)."), ...problems('400', '404') },
     },
-    async (input, services) => ({ status: 302, headers: { ...noStore, location: await services.signIn.oauth.callback(input.params.provider ?? '', input.query, input.url, input.context) } }),
   ),
   step(
     'oauth-token',
@@ -107,6 +92,5 @@ export const oauthActions: readonly ActionDef[] = [
         ...problems('400'),
       },
     },
-    async (input, services) => ({ status: 200, headers: noStore, body: await services.signIn.oauth.exchange(checkedBody<OAuthTokenInput>(input), input.context) }),
   ),
 ];

@@ -1,18 +1,12 @@
 import { problems } from '../derive/openapi/problems.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
-import type { OtpStartInput, OtpVerifyInput } from '../sign-in/otp-service.js';
-import type { TotpCodeInput, TotpVerifyInput } from '../sign-in/totp-service.js';
-import type { ActionDef, ActionInput, Authentication } from './action.js';
+import type { ActionDef, Authentication } from './action.js';
 
 export const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
 /** A closed object schema: the body of a step, declared once, enforced by the executor and printed in OpenAPI. */
 export const closedObject = (properties: Record<string, Schema>, required: readonly string[]): Schema => ({ type: 'object', properties, required: [...required], additionalProperties: false });
 /** The JSON content of a request body, with its schema object as declared. */
 export const jsonBody = (schema: Schema) => ({ 'application/json': { schema } });
-/** The body of a call, which the executor checked against the action's `schemas.body`. */
-export const checkedBody = <T>(input: ActionInput): T => input.body as T;
-/** The query of a call, which the executor checked against the action's `schemas.query`. */
-export const checkedQuery = <T>(input: ActionInput): T => input.query as T;
 /** The members of a user-token answer. */
 export const token = { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, expires_in: { type: 'integer' }, scope: { type: 'string' } };
 
@@ -21,8 +15,8 @@ function operation(operationId: string, summary: string, description: string, bo
 }
 
 /** A sign-in step: public (its proof is in the body) or for any signed-in user; limited per source IP like the token endpoint. */
-function step(name: string, path: string, authentication: Authentication, body: Schema | undefined, openapi: Operation, run: ActionDef['run']): ActionDef {
-  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: body ? { body } : {}, run };
+function step(name: string, path: string, authentication: Authentication, body: Schema | undefined, openapi: Operation): ActionDef {
+  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: body ? { body } : {} };
 }
 
 const sixDigits = { type: 'string', pattern: '^[0-9]{6}$' };
@@ -60,7 +54,6 @@ export const signInActions: readonly ActionDef[] = [
         ...problems('400'),
       },
     ),
-    async (input, services) => ({ status: 202, body: await services.signIn.otp.start(input.context, checkedBody<OtpStartInput>(input)) }),
   ),
   step(
     'otp-verify',
@@ -89,7 +82,6 @@ export const signInActions: readonly ActionDef[] = [
         ...problems('400'),
       },
     ),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.otp.verify(input.context, checkedBody<OtpVerifyInput>(input)) }),
   ),
   step(
     'totp-verify',
@@ -100,7 +92,6 @@ export const signInActions: readonly ActionDef[] = [
       200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } },
       ...problems('400'),
     }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.verify(input.context, checkedBody<TotpVerifyInput>(input)) }),
   ),
   step(
     'totp-enroll',
@@ -114,7 +105,6 @@ export const signInActions: readonly ActionDef[] = [
       },
       ...problems('409'),
     }),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.enroll(input.context) }),
   ),
   step(
     'totp-activate',
@@ -125,7 +115,6 @@ export const signInActions: readonly ActionDef[] = [
       204: { description: 'TOTP is on.' },
       ...problems('400', '409'),
     }),
-    async (input, services) => (await services.signIn.totp.activate(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 }),
   ),
   step(
     'totp-step-up',
@@ -139,7 +128,6 @@ export const signInActions: readonly ActionDef[] = [
       jsonBody(totpCodeBody),
       { 200: { description: 'A user token with `totp` in `amr`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400', '409') },
     ),
-    async (input, services) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await services.signIn.totp.stepUp(input.context, checkedBody<TotpCodeInput>(input)) }),
   ),
   step(
     'totp-disable',
@@ -147,6 +135,5 @@ export const signInActions: readonly ActionDef[] = [
     'user',
     totpCodeBody,
     operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', jsonBody(totpCodeBody), { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
-    async (input, services) => (await services.signIn.totp.disable(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 }),
   ),
 ];

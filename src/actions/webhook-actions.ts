@@ -4,15 +4,9 @@ import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation } from '../derive/openapi/types.js';
-import { notFound, validationError } from '../http/errors.js';
-import { paginationHeaders } from '../http/pagination.js';
-import { pathId } from '../http/path-id.js';
-import { eventNames } from '../webhooks/event-catalogue.js';
-import type { ActionDef, ActionInput } from './action.js';
+import type { ActionDef } from './action.js';
 
-const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
-
-function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>, run: ActionDef['run']): ActionDef {
+function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>): ActionDef {
   return {
     resource: 'webhooks',
     name,
@@ -24,19 +18,11 @@ function declare(name: string, method: 'GET' | 'POST', path: string, capability:
     stepUp: method === 'POST',
     openapi: { ...openapi, tags: ['webhooks'] },
     schemas: {},
-    run,
   };
 }
 
 const id = ref('parameters', 'id');
 const deliveryIdParameter = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } } as const;
-
-/** The delivery named in the path; an implausible id is simply not found. */
-function deliveryIdOf(input: ActionInput): string {
-  const deliveryId = input.params.delivery_id;
-  if (!deliveryId || deliveryId.length > 200) throw notFound('webhooks');
-  return deliveryId;
-}
 
 const attempt = {
   type: 'object',
@@ -66,12 +52,6 @@ const delivery = {
     created_at: { type: 'string', format: 'date-time' },
   },
 };
-
-function pageParameter(raw: unknown, field: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !/^\d{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw validationError([{ field, message: `must be a whole number from 1 to ${max}` }]);
-  return Number(raw);
-}
 
 /** Webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
 export const webhookActions: readonly ActionDef[] = [
@@ -108,191 +88,126 @@ export const webhookActions: readonly ActionDef[] = [
         ...problems('400', '401', '403', '404', '409', '422'),
       },
     },
-    async run(input, services) {
-      return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
-    },
   },
   {
-    ...declare(
-      'received',
-      'GET',
-      '/v1/webhooks/:id/received',
-      'webhooks:read',
-      {
-        operationId: 'list_received_webhook_events',
-        summary: 'Events an incoming webhook accepted, newest first',
-        parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
-        responses: {
-          200: {
-            description: 'One page.',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: {
+    ...declare('received', 'GET', '/v1/webhooks/:id/received', 'webhooks:read', {
+      operationId: 'list_received_webhook_events',
+      summary: 'Events an incoming webhook accepted, newest first',
+      parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
+      responses: {
+        200: {
+          description: 'One page.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  items: {
+                    type: 'array',
                     items: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          _id: { type: 'string' },
-                          type: { type: 'string' },
-                          received_at: { type: 'string', format: 'date-time' },
-                          outcome: { type: 'string' },
-                          detail: { type: ['string', 'null'] },
-                        },
+                      type: 'object',
+                      properties: {
+                        _id: { type: 'string' },
+                        type: { type: 'string' },
+                        received_at: { type: 'string', format: 'date-time' },
+                        outcome: { type: 'string' },
+                        detail: { type: ['string', 'null'] },
                       },
                     },
-                    total: { type: 'integer' },
                   },
+                  total: { type: 'integer' },
                 },
               },
             },
           },
-          ...problems('404'),
         },
+        ...problems('404'),
       },
-      async (input, services) => {
-        const page = await services.incoming.received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
-        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-      },
-    ),
+    }),
     stepUp: false,
   },
   {
-    ...declare(
-      'events',
-      'GET',
-      '/v1/webhooks/events',
-      'webhooks:list',
-      {
-        operationId: 'list_webhook_events',
-        summary: 'The event names a webhook can subscribe to',
-        responses: {
-          200: {
-            description: 'Every event name.',
-            content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } },
-          },
-        },
-      },
-      async () => ({ status: 200, body: { items: eventNames, total: eventNames.length } }),
-    ),
-    stepUp: false,
-  },
-  declare(
-    'rotate-secret',
-    'POST',
-    '/v1/webhooks/:id/rotate-secret',
-    'webhooks:rotate-secret',
-    {
-      operationId: 'rotate_secret_webhooks',
-      summary: 'Replace the signing secret',
-      description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.',
-      parameters: [id],
+    ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
+      operationId: 'list_webhook_events',
+      summary: 'The event names a webhook can subscribe to',
       responses: {
         200: {
-          description: 'The new secret.',
-          content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } },
-        },
-        ...problems('404'),
-      },
-    },
-    async (input, services) => ({ status: 200, body: await services.webhooks.rotateSecret(input.context, idOf(input)) }),
-  ),
-  {
-    ...declare(
-      'deliveries',
-      'GET',
-      '/v1/webhooks/:id/deliveries',
-      'webhooks:read',
-      {
-        operationId: 'list_webhook_deliveries',
-        summary: 'Deliveries of a webhook, newest first',
-        description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.',
-        parameters: [id, ...listParameters(webhookDeliveries)],
-        responses: {
-          200: {
-            description: 'One page.',
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
-              },
-            },
-          },
-          ...problems('400', '404'),
+          description: 'Every event name.',
+          content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } },
         },
       },
-      async (input, services) => {
-        const page = await services.webhooks.deliveries(input.context, idOf(input), input.query);
-        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-      },
-    ),
+    }),
     stepUp: false,
   },
+  declare('rotate-secret', 'POST', '/v1/webhooks/:id/rotate-secret', 'webhooks:rotate-secret', {
+    operationId: 'rotate_secret_webhooks',
+    summary: 'Replace the signing secret',
+    description: 'The new secret is in this answer only. For 24 hours deliveries carry signatures with both secrets.',
+    parameters: [id],
+    responses: {
+      200: {
+        description: 'The new secret.',
+        content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } },
+      },
+      ...problems('404'),
+    },
+  }),
   {
-    ...declare(
-      'attempts',
-      'GET',
-      '/v1/webhooks/:id/deliveries/:delivery_id/attempts',
-      'webhooks:read',
-      {
-        operationId: 'list_webhook_delivery_attempts',
-        summary: 'Attempts of a delivery, oldest first',
-        description:
-          "One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver's status and what went wrong. The full list query language applies; the default sort is `attempt`.",
-        parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
-        responses: {
-          200: {
-            description: 'One page.',
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
-              },
-            },
-          },
-          ...problems('400', '404'),
-        },
-      },
-      async (input, services) => {
-        const page = await services.webhooks.attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
-        return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
-      },
-    ),
-    stepUp: false,
-  },
-  declare(
-    'retry',
-    'POST',
-    '/v1/webhooks/:id/deliveries/:delivery_id/retry',
-    'webhooks:retry',
-    {
-      operationId: 'retry_webhook_delivery',
-      summary: 'Attempt a delivery again now',
-      description: "Audited as `retry` on the webhook, in the same transaction as the delivery's change.",
-      parameters: [id, deliveryIdParameter],
-      responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
-    },
-    async (input, services) => {
-      const deliveryId = deliveryIdOf(input);
-      await services.webhooks.retry(input.context, idOf(input), deliveryId);
-      return { status: 202, body: { delivery_id: deliveryId, status: 'pending' } };
-    },
-  ),
-  declare(
-    'test',
-    'POST',
-    '/v1/webhooks/:id/test',
-    'webhooks:test',
-    {
-      operationId: 'test_webhook',
-      summary: 'Send a ping',
-      description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.',
-      parameters: [id],
+    ...declare('deliveries', 'GET', '/v1/webhooks/:id/deliveries', 'webhooks:read', {
+      operationId: 'list_webhook_deliveries',
+      summary: 'Deliveries of a webhook, newest first',
+      description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.',
+      parameters: [id, ...listParameters(webhookDeliveries)],
       responses: {
-        202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } },
-        ...problems('404'),
+        200: {
+          description: 'One page.',
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
+            },
+          },
+        },
+        ...problems('400', '404'),
       },
+    }),
+    stepUp: false,
+  },
+  {
+    ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
+      operationId: 'list_webhook_delivery_attempts',
+      summary: 'Attempts of a delivery, oldest first',
+      description:
+        "One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver's status and what went wrong. The full list query language applies; the default sort is `attempt`.",
+      parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
+      responses: {
+        200: {
+          description: 'One page.',
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
+            },
+          },
+        },
+        ...problems('400', '404'),
+      },
+    }),
+    stepUp: false,
+  },
+  declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
+    operationId: 'retry_webhook_delivery',
+    summary: 'Attempt a delivery again now',
+    description: "Audited as `retry` on the webhook, in the same transaction as the delivery's change.",
+    parameters: [id, deliveryIdParameter],
+    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
+  }),
+  declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
+    operationId: 'test_webhook',
+    summary: 'Send a ping',
+    description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.',
+    parameters: [id],
+    responses: {
+      202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } },
+      ...problems('404'),
     },
-    async (input, services) => ({ status: 202, body: { delivery_id: await services.webhooks.test(input.context, idOf(input)) } }),
-  ),
+  }),
 ];

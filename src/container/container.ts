@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/dialect.js';
-import type { ActionServices } from '../actions/index.js';
+import type { ActionServices } from '../handlers/index.js';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { IdempotencyKeys } from '../http/idempotency.js';

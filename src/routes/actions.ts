@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { executeAction } from '../actions/execute.js';
 import { compileInputs } from '../actions/input-schemas.js';
 import { actionKey } from '../actions/index.js';
-import type { ActionDef, ActionInput, ActionResult, ActionServices } from '../actions/index.js';
+import type { ActionDef, ActionInput, ActionResult } from '../actions/index.js';
+import { executeAction } from '../handlers/execute.js';
+import { handlerOf } from '../handlers/index.js';
+import type { ActionServices, Handler } from '../handlers/index.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
@@ -37,7 +39,7 @@ function send(reply: FastifyReply, result: ActionResult): FastifyReply {
  * Runs a POST with an `Idempotency-Key` at most once per key: the first answer is stored
  * and replayed to repeats (scoped by principal, acting tenant and URL).
  */
-async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: FastifyReply, services: ActionServices, keys: IdempotencyKeys, key: string): Promise<FastifyReply> {
+async function runIdempotent(action: ActionDef, handler: Handler, request: FastifyRequest, reply: FastifyReply, services: ActionServices, keys: IdempotencyKeys, key: string): Promise<FastifyReply> {
   const input = actionInput(request, action.authentication === 'public');
   const { principal } = input.context;
   const path = request.url.split('?')[0] ?? request.url;
@@ -46,7 +48,7 @@ async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: 
   if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), claim.answer);
   let result: ActionResult;
   try {
-    result = await executeAction(action, input, services);
+    result = await executeAction(action, input, services, handler);
   } catch (error) {
     // Nothing changed: the key is free for a corrected retry.
     await claim.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency key not released'));
@@ -57,8 +59,11 @@ async function runIdempotent(action: ActionDef, request: FastifyRequest, reply: 
   return send(reply, result);
 }
 
-/** The Fastify route of an action: its declarations become route config, its schemas compiled serialisers. */
-export function actionRoute(action: ActionDef, services: ActionServices, keys?: IdempotencyKeys): RouteOptions {
+/**
+ * The Fastify route of an action: its declarations become route config, its schemas compiled
+ * serialisers; its handler is looked up once, here.
+ */
+export function actionRoute(action: ActionDef, services: ActionServices, keys?: IdempotencyKeys, handler: Handler = handlerOf(action)): RouteOptions {
   // At start-up, like the response serialisers: a schema Ajv refuses fails the boot, not a request.
   compileInputs(action);
   const idempotent = keys !== undefined && action.method === 'POST' && action.authentication === 'client';
@@ -75,8 +80,8 @@ export function actionRoute(action: ActionDef, services: ActionServices, keys?: 
     ...(action.schemas.response ? { schema: { response: action.schemas.response } } : {}),
     handler: async (request, reply) => {
       const key = request.headers['idempotency-key'];
-      if (idempotent && key !== undefined) return runIdempotent(action, request, reply, services, keys, String(key));
-      return send(reply, await executeAction(action, actionInput(request, isPublic), services));
+      if (idempotent && key !== undefined) return runIdempotent(action, handler, request, reply, services, keys, String(key));
+      return send(reply, await executeAction(action, actionInput(request, isPublic), services, handler));
     },
   };
 }

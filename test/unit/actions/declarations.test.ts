@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionKey, actions } from '../../../src/actions/index.js';
-import type { ActionServices } from '../../../src/actions/index.js';
+import type { ActionServices } from '../../../src/handlers/index.js';
 import { capabilities, isCapability } from '../../../src/actions/capabilities.js';
 import { groupOf } from '../../../src/edge/rate-limit.js';
 import { resources } from '../../../src/registry/index.js';

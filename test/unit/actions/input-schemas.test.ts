@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionKey, actions } from '../../../src/actions/index.js';
-import type { ActionDef, ActionServices } from '../../../src/actions/index.js';
+import type { ActionDef } from '../../../src/actions/index.js';
+import type { ActionServices } from '../../../src/handlers/index.js';
 import { checkInput, compileInputs } from '../../../src/actions/input-schemas.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { buildOpenApi } from '../../../src/routes/openapi-document.js';

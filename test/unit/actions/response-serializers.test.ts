@@ -1,14 +1,14 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { findAction } from '../../../src/actions/index.js';
-import type { ActionDef, ActionServices } from '../../../src/actions/index.js';
+import type { ActionDef } from '../../../src/actions/index.js';
+import type { ActionServices } from '../../../src/handlers/index.js';
 import { serializerSchema } from '../../../src/derive/response-serializers.js';
 import { actionRoute } from '../../../src/routes/actions.js';
 
-/** A route for `action` whose run answers `body`: the compiled serialiser is what is under test. */
+/** The route of action `key` with a handler that answers `body`: the compiled serialiser is what is under test. */
 async function serialise(key: string, body: unknown): Promise<unknown> {
   const declared = findAction(key) as ActionDef;
-  const action: ActionDef = { ...declared, run: async () => ({ status: declared.method === 'POST' ? 201 : 200, body }) };
   const app = Fastify();
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
@@ -21,7 +21,7 @@ async function serialise(key: string, body: unknown): Promise<unknown> {
       unrestricted: true,
     };
   });
-  app.route(actionRoute(action, {} as ActionServices));
+  app.route(actionRoute(declared, {} as ActionServices, undefined, async () => ({ status: declared.method === 'POST' ? 201 : 200, body })));
   const response = await app.inject({ method: declared.method, url: declared.path.replace(':id', 'x'), ...(declared.method === 'POST' ? { payload: {} } : {}) });
   await app.close();
   return response.json();

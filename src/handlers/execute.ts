@@ -1,7 +1,9 @@
-import { ApiError } from '../http/errors.js';
+import type { ActionDef, ActionInput, ActionResult } from '../actions/action.js';
+import { checkInput } from '../actions/input-schemas.js';
 import { hasCapability } from '../core/principal.js';
-import type { ActionDef, ActionInput, ActionResult, ActionServices } from './action.js';
-import { checkInput } from './input-schemas.js';
+import { ApiError } from '../http/errors.js';
+import type { ActionServices, Handler } from './handler.js';
+import { handlerOf } from './index.js';
 
 /**
  * The checks every entry point repeats, in the pipeline's order: the capability, so none
@@ -18,9 +20,10 @@ function checkCall(action: ActionDef, input: ActionInput): void {
  * Runs an action for a caller, the same way for HTTP (after the security pipeline) and the
  * CLI (as the operator): the capability is checked again here, so no entry point can run
  * an action its principal may not, and the input is validated against the declared schemas.
+ * Then its handler runs (routes look it up once, at start-up).
  */
-export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices): Promise<ActionResult> {
+export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices, handler: Handler = handlerOf(action)): Promise<ActionResult> {
   checkCall(action, input);
   // Awaited, not returned: resolving an async function with a promise takes extra microtask turns.
-  return await action.run(input, services);
+  return await handler(input, services);
 }

@@ -1,0 +1,31 @@
+import { productAvailability } from '../booking/availability.js';
+import { parseSearch, searchAvailability } from '../booking/availability-search.js';
+import { paginationHeaders } from '../http/pagination.js';
+import { pathId } from '../http/path-id.js';
+import { getResource } from '../registry/index.js';
+import type { Handlers } from './handler.js';
+
+const products = getResource('products');
+
+/** Both availability operations (`src/actions/availability-actions.ts`, CONTRACT.md part 3). */
+export const availabilityHandlers: Handlers = {
+  /** Booked and free units per local day or hour. */
+  'products.availability': async (input, { resources }) => {
+    const id = pathId(input.params.id ?? '', 'products');
+    return { status: 200, body: await productAvailability(resources.queries(input.context.principal), id, input.query) };
+  },
+  /** The products free for a range, filtered, sorted and paged like their list. */
+  'products.search-availability': async (input, { resources, origin }) => {
+    const search = parseSearch(input.query);
+    const { principal } = input.context;
+    const found = await searchAvailability(resources.queries(principal), search);
+    const records = await resources.presentMany(products, principal, found.rows);
+    const keep = search.list.fields ? new Set(search.list.fields) : undefined;
+    const items = records.map((record) => {
+      const shown = keep ? Object.fromEntries(Object.entries(record).filter(([key]) => keep.has(key))) : record;
+      return { ...shown, available: found.available.get(String(record._id)) ?? 0 };
+    });
+    const { page, perPage } = search.list;
+    return { status: 200, headers: paginationHeaders({ total: found.total, page, perPage }, origin, input.url), body: { items, total: found.total, page, per_page: perPage } };
+  },
+};
