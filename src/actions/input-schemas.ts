@@ -2,6 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
+import type { Schema } from '../derive/openapi/types.js';
 import type { ActionDef, ActionInput } from './action.js';
 import { fieldErrors } from './input-errors.js';
 import type { InputPart, UnknownMembers } from './input-errors.js';
@@ -37,6 +38,17 @@ export function compileInputs(action: ActionDef): void {
     const schema = action.schemas[part];
     if (schema) validatorOf(schema);
   }
+}
+
+/**
+ * Checks one value against a schema compiled by the same Ajv, for input that can be checked
+ * only inside a handler: an incoming webhook's event, whose signature over the raw body is
+ * verified before its content is looked at. Throws a 400 `validation_failed` like
+ * {@link checkInput}; the schema should leave unknown members open (a sender's payload).
+ */
+export function checkValue(schema: Schema, value: unknown, part: InputPart): void {
+  const validate = validatorOf(schema);
+  if (!validate(value)) throw validationError(fieldErrors(validate.errors ?? [], part, notAccepted));
 }
 
 /**

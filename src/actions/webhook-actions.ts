@@ -5,6 +5,7 @@ import { webhookDeliveries } from '../registry/sub-collections/webhook-deliverie
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation } from '../derive/openapi/types.js';
 import type { ActionDef } from './action.js';
+import { incomingEventSchemas } from './incoming-event-schemas.js';
 
 function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>): ActionDef {
   return {
@@ -72,7 +73,8 @@ export const webhookActions: readonly ActionDef[] = [
       parameters: [id],
       description:
         'No token: the signature over the exact body is the authentication (`webhook-*` headers, or `Stripe-Signature`), 300 s tolerance. A duplicate of an accepted event answers 200 and has no second effect.',
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      // The event schemas are checked by the handler once the signature verified, not by the executor before it.
+      requestBody: { required: true, content: { 'application/json': { schema: { anyOf: [incomingEventSchemas['standard-webhooks'], incomingEventSchemas.stripe] } } } },
       responses: {
         200: {
           description: 'Accepted (or a duplicate of an accepted event).',

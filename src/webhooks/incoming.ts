@@ -12,6 +12,9 @@ import type { Principal } from '../core/principal.js';
 import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { Clock } from '../core/clock.js';
 import type { RequestContext } from '../core/request-context.js';
+import { checkValue } from '../actions/input-schemas.js';
+import { incomingEventSchemas } from '../actions/incoming-event-schemas.js';
+import type { IncomingScheme } from '../actions/incoming-event-schemas.js';
 import { signatureHeader } from './signature.js';
 
 const webhooks = getResource('webhooks');
@@ -41,14 +44,16 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-function parseJson(body: string): Record<string, unknown> {
+/** The signed body as the scheme's event: JSON, and valid against its schema (`incoming-events.ts`). */
+function parseEvent(scheme: IncomingScheme, body: string): Record<string, unknown> {
+  let value: unknown;
   try {
-    const value = JSON.parse(body) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    value = JSON.parse(body);
   } catch {
-    // answered below
+    throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
   }
-  throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
+  checkValue(incomingEventSchemas[scheme], value, 'body');
+  return value as Record<string, unknown>;
 }
 
 const unauthorized = (detail: string) => new ApiError('unauthenticated', detail);
@@ -64,9 +69,9 @@ function standardWebhooks(secret: string, headers: Headers, body: string, nowSec
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
   const expected = signatureHeader([secret], id, Number(timestamp), body);
   if (!signatures.split(' ').some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
-  const payload = parseJson(body);
+  const payload = parseEvent('standard-webhooks', body);
   const data = payload.data as Record<string, unknown> | undefined;
-  return { id, type: String(payload.type ?? ''), orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
+  return { id, type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
 }
 
 /** Stripe: `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]`. */
@@ -79,11 +84,10 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('The Stripe-Signature timestamp is outside the 300 s tolerance');
   const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   if (!signatures.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
-  const payload = parseJson(body);
+  const payload = parseEvent('stripe', body);
   const object = (payload.data as { object?: { metadata?: Record<string, unknown> } } | undefined)?.object;
   const orderId = object?.metadata?.order_id;
-  if (typeof payload.id !== 'string' || payload.id.length > 200) throw validationError([{ field: 'id', message: 'the event needs an id' }]);
-  return { id: payload.id, type: String(payload.type ?? ''), orderId: typeof orderId === 'string' ? orderId : undefined };
+  return { id: String(payload.id), type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof orderId === 'string' ? orderId : undefined };
 }
 
 /** The try-lock a delivery of an event holds while its transaction runs: a repeat meanwhile is a 409. */

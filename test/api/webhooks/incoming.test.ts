@@ -86,6 +86,37 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expectProblem(await receive(hookId, body, { 'stripe-signature': 'garbage' }), 400, 'validation_failed');
   });
 
+  it("checks a signed event against its scheme's schema, after the signature: 400 naming the field, nothing recorded", async () => {
+    const stripeHook = (await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } })).json()._id as string;
+    const signedStripe = (body: string) => receive(stripeHook, body, { 'stripe-signature': stripeSignature(body) });
+    const fieldsOf = (answer: { json(): unknown }) => (answer.json() as { errors: { field: string; message: string }[] }).errors;
+    const noId = await signedStripe(JSON.stringify({ type: 'payment_intent.succeeded' }));
+    expectProblem(noId, 400, 'validation_failed');
+    expect(fieldsOf(noId)).toEqual([{ field: 'id', message: 'is required' }]);
+    expect(fieldsOf(await signedStripe(JSON.stringify({ id: 'e'.repeat(201), type: 'x' })))).toEqual([{ field: 'id', message: 'must be at most 200 characters' }]);
+    expect(fieldsOf(await signedStripe(JSON.stringify({ id: 7, type: ['x'] })))).toEqual([
+      { field: 'id', message: 'must be a string' },
+      { field: 'type', message: 'must be a string' },
+    ]);
+    expect(fieldsOf(await signedStripe('[1, 2]'))).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
+    expect((await signedStripe('{"id": "evt_')).statusCode).toBe(400);
+    // Unsigned, the same content is refused for its signature.
+    expectProblem(await receive(stripeHook, '[1, 2]', { 'stripe-signature': stripeSignature('[1, 2]', undefined, 'whsec_wrong') }), 401, 'unauthenticated');
+
+    const created = (await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } })).json() as { _id: string; secret: string };
+    const sender = new Webhook(created.secret);
+    const at = new Date();
+    const body = JSON.stringify({ type: { not: 'a string' }, data: {} });
+    const headers = { 'webhook-id': 'msg_schema', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sender.sign('msg_schema', at, body) };
+    expect(fieldsOf(await receive(created._id, body, headers))).toEqual([{ field: 'type', message: 'must be a string' }]);
+    // An event without a usable order is accepted and recorded as failed (the contract), not refused.
+    const noOrder = JSON.stringify({ type: 'orders.paid', data: { order_id: 42 } });
+    const accepted = await receive(created._id, noOrder, { ...headers, 'webhook-id': 'msg_no_order', 'webhook-signature': sender.sign('msg_no_order', at, noOrder) });
+    expect(accepted.json()).toMatchObject({ received: true, event_id: 'msg_no_order', outcome: 'failed' });
+    const listed = (await h.request({ method: 'GET', url: `/v1/webhooks/${stripeHook}/received`, token })).json();
+    expect(listed.items).toEqual([]);
+  });
+
   it("Stripe's own signer: a header from stripe.webhooks.generateTestHeaderString verifies (200, order confirmed)", async () => {
     // Stripe publishes no fixed secret/payload/timestamp/signature triple; its SDK's test
     // signer (documented by Stripe for testing webhook endpoints) is the authority instead.
