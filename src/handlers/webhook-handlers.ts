@@ -1,4 +1,4 @@
-import type { ActionInput } from '../actions/action.js';
+import type { ActionInput, ActionResult } from '../actions/action.js';
 import { notFound, validationError } from '../http/errors.js';
 import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
@@ -21,23 +21,28 @@ function pageParameter(raw: unknown, field: string, fallback: number, max: numbe
 }
 
 /** Webhook operations beyond CRUD (`src/actions/webhook-actions.ts`; CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
+/** A page of a webhook's sub-list with its `Link` and total headers. */
+function pageAnswer(page: { total: number; page: number; per_page: number }, origin: string, url: string): ActionResult {
+  return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, origin, url), body: page };
+}
+
 export const webhookHandlers: Handlers = {
   'webhooks.receive': async (input, services) => {
     return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };
   },
   'webhooks.received': async (input, services) => {
     const page = await services.incoming.received(input.context, idOf(input), pageParameter(input.query.page, 'page', 1, 1_000_000), pageParameter(input.query.per_page, 'per_page', 25, 100));
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+    return pageAnswer(page, services.origin, input.url);
   },
   'webhooks.events': async () => ({ status: 200, body: { items: eventNames, total: eventNames.length } }),
   'webhooks.rotate-secret': async (input, services) => ({ status: 200, body: await services.webhooks.rotateSecret(input.context, idOf(input)) }),
   'webhooks.deliveries': async (input, services) => {
     const page = await services.webhooks.deliveries(input.context, idOf(input), input.query);
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+    return pageAnswer(page, services.origin, input.url);
   },
   'webhooks.attempts': async (input, services) => {
     const page = await services.webhooks.attempts(input.context, idOf(input), deliveryIdOf(input), input.query);
-    return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, services.origin, input.url), body: page };
+    return pageAnswer(page, services.origin, input.url);
   },
   'webhooks.retry': async (input, services) => {
     const deliveryId = deliveryIdOf(input);
