@@ -5,15 +5,20 @@
  * or with `DATABASE_URL` on a throwaway PostgreSQL database. For each query: `EXPLAIN QUERY
  * PLAN` (SQLite) or `EXPLAIN (ANALYZE, BUFFERS)` (PostgreSQL) and the median of 20 runs, on
  * SQLite both without statistics (as the service leaves the file) and after `ANALYZE`. The
- * SQL mirrors `holdingsOf` and `readableIds` in src/booking/. See BENCHMARKS.md.
+ * holdings queries are built by `holdingsQuery` (src/booking/holdings.ts), the very builder
+ * `holdingsOf` runs, with the widest look-back (a product with no recorded span); the
+ * conflicts query mirrors `readableIds` (src/booking/capacity.ts; the order is applied in
+ * memory). See BENCHMARKS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import type { RawBuilder } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { buildOperatorServices } from '../cli/operator-services.js';
 import { maxBookingMs } from '../src/booking/booking-spans.js';
+import { holdingsQuery } from '../src/booking/holdings.js';
+import { asSystem } from '../src/core/principal.js';
+import { ScopedQueries } from '../src/data/scoped-queries.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Database } from '../src/db/dialect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -25,15 +30,15 @@ import { contendedBooking, contendedUnits } from './scenarios/book-contended.js'
 
 const contendedBookings = 5_000;
 
-async function report(database: Database, name: string, query: RawBuilder<unknown>): Promise<void> {
+async function report(database: Database, name: string, query: CompiledQuery): Promise<void> {
   const postgres = database.dialect.name === 'postgres';
-  const plan = await (postgres ? sql`explain (analyze, buffers) ${query}` : sql`explain query plan ${query}`).execute(database.db);
+  const plan = await database.db.executeQuery(CompiledQuery.raw(`${postgres ? 'explain (analyze, buffers)' : 'explain query plan'} ${query.sql}`, [...query.parameters]));
   const lines = (plan.rows as Record<string, unknown>[]).map((row) => String(row['QUERY PLAN'] ?? row.detail)).filter((line) => !/^\s*(Buffers|Planning)/.test(line));
   const times: number[] = [];
   let rows = 0;
   for (let i = 0; i < 20; i += 1) {
     const started = performance.now();
-    rows = (await query.execute(database.db)).rows.length;
+    rows = (await database.db.executeQuery(query)).rows.length;
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
@@ -53,7 +58,6 @@ try {
   const { ids } = await insertProducts(database, tenantId, 1, () => ({ name: 'Contended hall', address: 'a', city: 'x', zip_code: '1', total_items: contendedUnits }));
   const contended = ids[0] ?? '';
   const { dialect } = database;
-  const at = (ms: number) => dialect.toDb('timestamp', new Date(ms).toISOString());
   const now = new Date().toISOString();
   await insertRows(database, 'bookings', contendedBookings, (n) => {
     const body = contendedBooking(contended, n);
@@ -72,11 +76,11 @@ try {
     };
   });
   console.log(`${dialect.name}: ${seeded.bookings} catalogue bookings + ${contendedBookings} of one product`);
-  const holdings = (productIds: readonly string[], from: number, to: number) =>
-    sql`select _id, product_id, start_time, end_time, quantity from bookings where deleted_at is null and product_id in (${sql.join([...productIds])}) and start_time >= ${at(from - maxBookingMs)} and start_time < ${at(to)} and end_time > ${at(from)} and status in (${'active'}, ${'completed'})`;
+  const system = new ScopedQueries(database.db, dialect, asSystem());
+  const holdings = (productIds: readonly string[], from: number, to: number) => holdingsQuery(system, productIds, from - maxBookingMs, from, to).compile();
   const next = contendedBooking(contended, contendedBookings);
   const conflicts = Array.from({ length: contendedUnits }, (_, n) => `00000000-0000-7000-8000-${String(contendedBookings - 1 - n).padStart(12, '0')}`);
-  const queries: [string, RawBuilder<unknown>][] = [
+  const queries: [string, CompiledQuery][] = [
     ['holdings: the contended product (capacity check)', holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)))],
     ['holdings: one product, 31 days', holdings([seeded.productIds[7] ?? ''], Date.UTC(2027, 6, 1), Date.UTC(2027, 7, 1))],
     [
@@ -87,7 +91,7 @@ try {
         Date.UTC(2027, 6, 12),
       ),
     ],
-    ['readableIds: conflicts of a 409', sql`select _id from bookings where deleted_at is null and tenant_id = ${tenantId} and _id in (${sql.join(conflicts)}) order by start_time, _id`],
+    ['readableIds: conflicts of a 409', sql`select _id from bookings where deleted_at is null and tenant_id = ${tenantId} and _id in (${sql.join(conflicts)})`.compile(database.db)],
   ];
   if (dialect.name === 'postgres') await sql`analyze`.execute(database.db);
   for (const [name, query] of queries) await report(database, dialect.name === 'postgres' ? name : `${name} (no statistics)`, query);
