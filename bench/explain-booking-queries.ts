@@ -7,8 +7,8 @@
  * SQLite both without statistics (as the service leaves the file) and after `ANALYZE`. The
  * holdings queries are built by `holdingsQuery` (src/booking/holdings.ts), the very builder
  * `holdingsOf` runs, with the widest look-back (a product with no recorded span); the
- * conflicts query mirrors `readableIds` (src/booking/capacity.ts; the order is applied in
- * memory). See BENCHMARKS.md.
+ * conflicts of a 409 are the same query under the caller's tenant scope, as
+ * `readableConflicts` (src/booking/capacity.ts) runs it. See BENCHMARKS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,8 @@ const config = loadConfig({ DATA_DIR: dir, PORT: '1', PUBLIC_URL: 'http://127.0.
 const database = openDatabase(config);
 try {
   await migrateToLatest(database);
-  const tenantId = String((await (await buildOperatorServices(config, database)).createTenant({ name: 'explain', level: 'tenant', parent: undefined, currency: 'EUR' }))._id);
+  const tenant = await (await buildOperatorServices(config, database)).createTenant({ name: 'explain', level: 'tenant', parent: undefined, currency: 'EUR' });
+  const tenantId = String(tenant._id);
   const seeded = await seedCatalogue(database, tenantId);
   const { ids } = await insertProducts(database, tenantId, 1, () => ({ name: 'Contended hall', address: 'a', city: 'x', zip_code: '1', total_items: contendedUnits }));
   const contended = ids[0] ?? '';
@@ -77,9 +78,11 @@ try {
   });
   console.log(`${dialect.name}: ${seeded.bookings} catalogue bookings + ${contendedBookings} of one product`);
   const system = new ScopedQueries(database.db, dialect, asSystem());
-  const holdings = (productIds: readonly string[], from: number, to: number) => holdingsQuery(system, productIds, from - maxBookingMs, from, to).compile();
+  const holdings = (productIds: readonly string[], from: number, to: number, queries = system) => holdingsQuery(queries, productIds, from - maxBookingMs, from, to).compile();
+  // The caller of a refused booking: a client of the tenant, as `readableConflicts` sees it.
+  const scope = { nodeId: tenantId, level: 'tenant' as const, path: String(tenant.path) };
+  const caller = new ScopedQueries(database.db, dialect, { actorType: 'client', actorId: 'explain', capabilities: new Set(), home: scope, scope, unrestricted: false });
   const next = contendedBooking(contended, contendedBookings);
-  const conflicts = Array.from({ length: contendedUnits }, (_, n) => `00000000-0000-7000-8000-${String(contendedBookings - 1 - n).padStart(12, '0')}`);
   const queries: [string, CompiledQuery][] = [
     ['holdings: the contended product (capacity check)', holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)))],
     ['holdings: one product, 31 days', holdings([seeded.productIds[7] ?? ''], Date.UTC(2027, 6, 1), Date.UTC(2027, 7, 1))],
@@ -91,7 +94,7 @@ try {
         Date.UTC(2027, 6, 12),
       ),
     ],
-    ['readableIds: conflicts of a 409', sql`select _id from bookings where deleted_at is null and tenant_id = ${tenantId} and _id in (${sql.join(conflicts)})`.compile(database.db)],
+    ["readableConflicts: the conflicts of a 409, under the caller's scope", holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)), caller)],
   ];
   if (dialect.name === 'postgres') await sql`analyze`.execute(database.db);
   for (const [name, query] of queries) await report(database, dialect.name === 'postgres' ? name : `${name} (no statistics)`, query);

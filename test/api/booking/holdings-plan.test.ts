@@ -56,4 +56,18 @@ describe.each(dialects)('the holdings query on %s', (dialect) => {
     const expected = dialect === 'sqlite' ? /COVERING INDEX bookings_holdings_idx/ : /Index Only Scan using bookings_holdings_idx/;
     expect(plan.join('\n')).toMatch(expected);
   });
+
+  // A refused booking names its conflicts with this query under the caller's scope
+  // (`readableConflicts`). Without statistics SQLite guesses any tenant index finds ten
+  // rows; the primary-key lookup of the conflicts' ids lost to that guess and walked the
+  // tenant's whole history. The product and time range must lead the plan instead.
+  it.runIf(dialect === 'sqlite')('under a tenant scope, without statistics, still reads one product and time range', async () => {
+    const scope = { nodeId: 'tenant-1', level: 'tenant' as const, path: '/tenant-1/' };
+    const queries = new ScopedQueries(h.database.db, h.database.dialect, { actorType: 'client', actorId: 'c', capabilities: new Set(), home: scope, scope, unrestricted: false });
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'sqlite_stat1'`.execute(h.database.db);
+    if (rows[0]?.n) await sql`delete from sqlite_stat1`.execute(h.database.db);
+    const from = Date.UTC(2030, 6, 5);
+    const plan = (await explain(holdingsQuery(queries, ['p-1'], from - 366 * 24 * 3_600_000, from, from + 3_600_000).compile())).join('\n');
+    expect(plan).toMatch(/SEARCH bookings USING (COVERING )?INDEX \w+ \((tenant_id=\? AND )?product_id=\? AND start_time>\? AND start_time<\?\)/);
+  });
 });
