@@ -47,8 +47,14 @@ export function compileInputs(action: ActionDef): void {
  * {@link checkInput}; the schema should leave unknown members open (a sender's payload).
  */
 export function checkValue(schema: Schema, value: unknown, part: InputPart): void {
+  const errors = errorsOf(schema, value, part, notAccepted);
+  if (errors.length > 0) throw validationError(errors);
+}
+
+/** What is wrong with `value` as `part` of an input, by field; empty when it fits `schema`. */
+function errorsOf(schema: object, value: unknown, part: InputPart, unknownMembers: UnknownMembers): FieldError[] {
   const validate = validatorOf(schema);
-  if (!validate(value)) throw validationError(fieldErrors(validate.errors ?? [], part, notAccepted));
+  return validate(value) ? [] : fieldErrors(validate.errors ?? [], part, unknownMembers);
 }
 
 /**
@@ -60,9 +66,7 @@ export function checkInput(action: ActionDef, input: Pick<ActionInput, 'params' 
   const errors: FieldError[] = [];
   for (const part of parts) {
     const schema = action.schemas[part];
-    if (!schema) continue;
-    const validate = validatorOf(schema);
-    if (!validate(input[part])) errors.push(...fieldErrors(validate.errors ?? [], part, action.schemas.unknownMembers ?? notAccepted));
+    if (schema) errors.push(...errorsOf(schema, input[part], part, action.schemas.unknownMembers ?? notAccepted));
   }
   if (errors.length > 0) throw validationError(errors);
 }

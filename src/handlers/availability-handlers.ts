@@ -1,9 +1,9 @@
 import { productAvailability } from '../booking/availability.js';
 import { parseSearch, searchAvailability } from '../booking/availability-search.js';
-import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import { getResource } from '../registry/index.js';
 import type { Handlers } from './handler.js';
+import { pageAnswer } from './page-answer.js';
 
 const products = getResource('products');
 
@@ -26,6 +26,6 @@ export const availabilityHandlers: Handlers = {
       return { ...shown, available: found.available.get(String(record._id)) ?? 0 };
     });
     const { page, perPage } = search.list;
-    return { status: 200, headers: paginationHeaders({ total: found.total, page, perPage }, origin, input.url), body: { items, total: found.total, page, per_page: perPage } };
+    return pageAnswer({ items, total: found.total, page, per_page: perPage }, origin, input.url);
   },
 };

@@ -7,12 +7,12 @@ import { hiddenFields } from '../derive/field-access.js';
 import { csvLine } from '../export/csv.js';
 import { streamRows } from '../export/stream-records.js';
 import { validationError } from '../http/errors.js';
-import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import type { QueryString } from '../query/list-query.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
 import type { ActionServices, Handler, Handlers } from './handler.js';
+import { pageAnswer } from './page-answer.js';
 
 /** The `{id}` of an item path (404 for ids that cannot name a record). */
 function idOf(input: ActionInput, resource: ResourceDef): string {
@@ -30,7 +30,7 @@ export function resourceHandlers(resource: ResourceDef): Handlers {
     list: async (input, { resources, origin }) => {
       const query = parseListQuery(resource, input.query);
       const { items, total } = await resources.list(input.context, resource, query);
-      return { status: 200, headers: paginationHeaders({ total, page: query.page, perPage: query.perPage }, origin, input.url), body: { items, total, page: query.page, per_page: query.perPage } };
+      return pageAnswer({ items, total, page: query.page, per_page: query.perPage }, origin, input.url);
     },
     create: async (input, { resources, origin }) => {
       const { record, etag } = await resources.create(input.context, resource, input.body);

@@ -1,9 +1,9 @@
-import type { ActionInput, ActionResult } from '../actions/action.js';
+import type { ActionInput } from '../actions/action.js';
 import { notFound, validationError } from '../http/errors.js';
-import { paginationHeaders } from '../http/pagination.js';
 import { pathId } from '../http/path-id.js';
 import { eventNames } from '../webhooks/event-catalogue.js';
 import type { Handlers } from './handler.js';
+import { pageAnswer } from './page-answer.js';
 
 const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
 
@@ -21,10 +21,6 @@ function pageParameter(raw: unknown, field: string, fallback: number, max: numbe
 }
 
 /** Webhook operations beyond CRUD (`src/actions/webhook-actions.ts`; CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
-/** A page of a webhook's sub-list with its `Link` and total headers. */
-function pageAnswer(page: { total: number; page: number; per_page: number }, origin: string, url: string): ActionResult {
-  return { status: 200, headers: paginationHeaders({ total: page.total, page: page.page, perPage: page.per_page }, origin, url), body: page };
-}
 
 export const webhookHandlers: Handlers = {
   'webhooks.receive': async (input, services) => {
