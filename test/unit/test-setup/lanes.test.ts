@@ -75,6 +75,13 @@ describe('test lanes (test/lanes.ts)', () => {
     expect(used, `${file} starts processes through ${used.join(', ')}: list it under system in test/lanes.ts`).toEqual([]);
   });
 
+  // The unit and api lanes share one module graph per worker (vitest.config.ts): a module
+  // mock or a stubbed global or environment would outlive its file and reach the next one.
+  it.each(files.filter((file) => laneOf(file) !== 'system'))('leaves no module mock or stubbed global behind %s', (file) => {
+    const leaks = readFileSync(join(repoRoot, file), 'utf8').match(/\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(/g) ?? [];
+    expect(leaks, `${file} mocks a module or stubs a global: the next file of its worker would inherit it`).toEqual([]);
+  });
+
   it.each(files.filter((file) => laneOf(file) === 'system'))('has a reason to keep %s in the slow lane', (file) => {
     const used = supportModules(file).filter((name) => processHelpers.includes(name));
     const spawns = /from 'node:child_process'/.test(readFileSync(join(repoRoot, file), 'utf8'));
