@@ -12,6 +12,7 @@ import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
 import { retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
+import { keepPlannerStatisticsCurrent } from './db/planner-statistics.js';
 import { openSigningKeys } from './signing-key-source.js';
 
 /** Boots the service: config → database (migrated) → keys → app → listen; SIGTERM drains. */
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   }, 60_000);
   keyReload.unref();
   const stopRetention = startRetentionJob(database, retentionSettingsFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
+  const stopStatistics = keepPlannerStatisticsCurrent(database, log);
   app.dispatcher.start();
 
   const connections = connectionDrain(app.server.server);
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
       clearInterval(keyReload);
       connections.drain();
       // Stop listening first: a purge run still going must not keep the port accepting.
-      await Promise.all([app.server.close(), stopRetention(), app.dispatcher.stop()]);
+      await Promise.all([app.server.close(), stopRetention(), stopStatistics(), app.dispatcher.stop()]);
       await database.close();
       await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'last spans not exported'));
       clearTimeout(timer);

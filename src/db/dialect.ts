@@ -62,10 +62,10 @@ export interface SqlDialect {
    */
   notify(trx: Db, channel: string, payload: string): Promise<void>;
   /**
-   * Brings the query planner's table statistics up to date after migrations (SQLite's
-   * `PRAGMA optimize`, which analyses only tables that need it; PostgreSQL's autovacuum
-   * keeps its own statistics). Without them SQLite may walk a tenant's whole index where
-   * a primary-key or product index would do.
+   * Brings the query planner's table statistics up to date, after migrations and then
+   * every few minutes (`planner-statistics.ts`): SQLite's `PRAGMA optimize`, which analyses
+   * only tables that need it; PostgreSQL's autovacuum keeps its own statistics. Without
+   * them SQLite may walk a tenant's whole index where a primary-key or product index would do.
    */
   refreshStatistics(db: Db): Promise<void>;
   /** Runs `fn` in transaction `trx` with deletes from append-only tables allowed (retention purges). */

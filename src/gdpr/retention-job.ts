@@ -31,7 +31,7 @@ export function retentionSettingsFromConfig(
  * One run of the retention job: the audit retention purge, idempotency keys past their
  * 24 h window, received webhook events past `WEBHOOK_RECEIVED_RETENTION_DAYS`, contacts of
  * tenant nodes deleted longer ago than `TENANT_CONTACT_RETENTION_DAYS`, then the retention
- * policies (`retention-policies`); last, the query planner's statistics are refreshed.
+ * policies (`retention-policies`).
  */
 export async function runRetention(database: Database, retention: RetentionSettings, clock: Clock, log: FastifyBaseLogger): Promise<void> {
   const report = await purgeExpiredAudit(database, retention.audit, clock.now(), {
@@ -43,8 +43,6 @@ export async function runRetention(database: Database, retention: RetentionSetti
   log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents, tenantContacts }, 'audit retention run finished');
   const policies = await applyRetentionPolicies(database, clock);
   if (policies.length > 0) log.info({ policies }, 'retention policies applied');
-  // Purges and months of new bookings change the data's shape: the planner's statistics follow.
-  await database.dialect.refreshStatistics(database.db);
 }
 
 /**
