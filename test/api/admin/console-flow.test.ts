@@ -98,7 +98,8 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       await dialog.getByLabel('Name').fill('console-made');
       await dialog.getByLabel('Capabilities').selectOption(['products:list', 'products:read']);
       await dialog.getByRole('button', { name: 'Generate key pair in browser' }).click();
-      expect(await dialog.getByLabel('Public key').inputValue()).toContain('BEGIN PUBLIC KEY');
+      // The key pair is made asynchronously (WebCrypto): poll the field rather than read it once.
+      await expect.poll(() => dialog.getByLabel('Public key').inputValue()).toContain('BEGIN PUBLIC KEY');
       const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: 'Download private key' }).click()]);
       const privatePem = readFileSync(String(await download.path()), 'utf8');
       expect(privatePem).toContain('BEGIN PRIVATE KEY');
