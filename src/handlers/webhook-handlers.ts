@@ -21,7 +21,6 @@ function pageParameter(raw: unknown, field: string, fallback: number, max: numbe
 }
 
 /** Webhook operations beyond CRUD (`src/actions/webhook-actions.ts`; CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
-
 export const webhookHandlers: Handlers = {
   'webhooks.receive': async (input, services) => {
     return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };

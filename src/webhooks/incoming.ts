@@ -44,7 +44,7 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The signed body as the scheme's event: JSON, and valid against its schema (`incoming-events.ts`). */
+/** The signed body as the scheme's event: JSON, and valid against its schema (`actions/incoming-event-schemas.ts`). */
 function parseEvent(scheme: IncomingScheme, body: string): Record<string, unknown> {
   let value: unknown;
   try {

@@ -54,6 +54,17 @@ describe('sign-in state changes and their security events', { shuffle: false }, 
             .executeTakeFirstOrThrow()
         ).n,
       );
+    /** The user's rows in one of the sign-in challenge tables. */
+    const challengesOf = async (table: 'otp_challenges' | 'mfa_challenges') =>
+      Number(
+        (
+          await h.database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('user_id', '=', userId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const totpRow = () => h.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
     const totpFlag = async () =>
       h.database.dialect.fromDb('boolean', (await h.database.db.selectFrom('users').select('totp_enabled').where('_id', '=', userId).executeTakeFirstOrThrow()).totp_enabled);
@@ -87,26 +98,16 @@ describe('sign-in state changes and their security events', { shuffle: false }, 
 
     it('otp_issued: a failed entry leaves no challenge, no resend slot and no message; then exactly one entry', async () => {
       offset += 61_000;
-      const challenges = async () =>
-        Number(
-          (
-            await h.database.db
-              .selectFrom('otp_challenges')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('user_id', '=', userId)
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      const [before, sent] = [await challenges(), smtp.messages.length];
+      const [before, sent] = [await challengesOf('otp_challenges'), smtp.messages.length];
       await failure.during('otp_issued', async () => expectRolledBack(await start()));
-      expect(await challenges()).toBe(before);
+      expect(await challengesOf('otp_challenges')).toBe(before);
       expect(await entries('otp_issued')).toBe(0);
       // The resend slot rolled back too: a new start within the minute is not refused.
       const started = await start();
       expect(started.statusCode, started.body).toBe(202);
       await waitFor(smtp.messages, sent + 1);
       expect(smtp.messages).toHaveLength(sent + 1);
-      expect(await challenges()).toBe(before + 1);
+      expect(await challengesOf('otp_challenges')).toBe(before + 1);
       expect(await entries('otp_issued')).toBe(1);
     });
 
@@ -164,26 +165,16 @@ describe('sign-in state changes and their security events', { shuffle: false }, 
     });
 
     it('mfa_challenge: a failed entry leaves the one-time code unspent and no mfa challenge; then exactly one entry', async () => {
-      const mfaChallenges = async () =>
-        Number(
-          (
-            await h.database.db
-              .selectFrom('mfa_challenges')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('user_id', '=', userId)
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
       const { id, code } = await challenge();
-      const [before, events] = [await mfaChallenges(), await entries('mfa_challenge')];
+      const [before, events] = [await challengesOf('mfa_challenges'), await entries('mfa_challenge')];
       await failure.during('mfa_challenge', async () => expectRolledBack(await verify(id, code)));
-      expect(await mfaChallenges()).toBe(before);
+      expect(await challengesOf('mfa_challenges')).toBe(before);
       expect((await h.database.db.selectFrom('otp_challenges').select('used_at').where('_id', '=', id).executeTakeFirstOrThrow()).used_at).toBeNull();
       expect(await entries('mfa_challenge')).toBe(events);
       const answer = await verify(id, code);
       expect(answer.statusCode, answer.body).toBe(200);
       expect(answer.json()).toMatchObject({ mfa_required: true });
-      expect(await mfaChallenges()).toBe(before + 1);
+      expect(await challengesOf('mfa_challenges')).toBe(before + 1);
       expect(await entries('mfa_challenge')).toBe(events + 1);
     });
 
