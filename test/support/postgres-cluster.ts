@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, chownSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { memoryTempDir } from './memory-temp-dir.js';
 import { postgresBinDir } from './system-binaries.js';
 
 /**
@@ -21,24 +21,8 @@ export interface Cluster {
   stop(): void;
 }
 
-/** Free space a memory file system must have to hold the run's cluster (about 1.5 GB at the end of `npm test`). */
-const memoryDirNeeds = 4 * 1024 ** 3;
-
-/**
- * Where the cluster lives: in memory (`/dev/shm`) when it has room, else the temp dir. The
- * tests turn durability off anyway (`fsync=off`); on disk, writing back a copy of the
- * migrated template per test file and removing some 50 000 files at the end kept the run
- * waiting on the disk.
- */
-function clusterParentDir(): string {
-  try {
-    const { bavail, bsize } = statfsSync('/dev/shm');
-    if (bavail * bsize >= memoryDirNeeds) return '/dev/shm';
-  } catch {
-    // No /dev/shm on this system.
-  }
-  return tmpdir();
-}
+/** Room the cluster needs in memory: about 1.5 GB at the end of `npm test`, with headroom. */
+const clusterNeedsBytes = 4 * 1024 ** 3;
 
 export async function startCluster(): Promise<Cluster> {
   const bin = postgresBinDir();
@@ -46,7 +30,7 @@ export async function startCluster(): Promise<Cluster> {
     throw new Error('PostgreSQL tests need initdb, pg_ctl and postgres (on the PATH or in /usr/lib/postgresql/*/bin; Debian package postgresql); refusing to skip them silently.');
   }
   const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(clusterParentDir(), 'booking-pg-'));
+  const dir = memoryTempDir('booking-pg-', clusterNeedsBytes);
   const dataDir = join(dir, 'data');
   const port = await freePort();
   const command = (program: string, args: string[]): [string, string[]] => {
