@@ -1,14 +1,14 @@
 /**
- * The service's TypeScript (`src/`, `cli/` and the client package's `src/` they import),
- * compiled once to JavaScript for the processes tests start. tsx compiles every module again
- * in each process it starts, off-thread through Node's loader hooks, and the suite starts
- * many; this is the same esbuild transform, done once and kept on disk.
+ * The service's TypeScript (`src/`, `cli/`, the client package's `src/` they import, and
+ * `examples/`), compiled once to JavaScript for the processes tests start. tsx compiles every
+ * module again in each process it starts, off-thread through Node's loader hooks, and the
+ * suite starts many; this is the same esbuild transform, done once and kept on disk.
  *
  * File for file, in the same layout, under `.tmp/compiled-service/<digest>/` of the checkout:
  * walking up from a compiled module still finds the repository's `package.json` (its
  * `"type": "module"`, and `packageInfo()`'s root, so `dist/admin` and `generated/`) and
- * `node_modules`. The digest covers every input path and content, the options and the
- * compiler, so an edit means a new directory and a stale build is never run. Processes build
+ * `node_modules`. The digest covers every input path and content, the tsconfig, the options and
+ * the compiler, so an edit means a new directory and a stale build is never run. Processes build
  * into a private directory and rename it into place, so parallel workers can share the result.
  * The modules carry inline source maps: run them with `--enable-source-maps` and stack traces
  * name the `.ts` lines.
@@ -21,7 +21,7 @@ import type { TransformOptions } from 'esbuild';
 import { repoRoot } from './repo-root.js';
 
 export interface CompileRequest {
-  /** The directory the tree hangs from: `dirs` and `outBase` are relative to it. */
+  /** The checkout: `dirs` are relative to it, and the source maps point back into it. */
   readonly root: string;
   /** The source directories to compile (every `.ts` and `.cts` file in them, recursively). */
   readonly dirs: readonly string[];
@@ -108,7 +108,8 @@ function prune(outBase: string, keep: string): void {
   for (const name of readdirSync(outBase)) {
     if (name === keep) continue;
     const path = join(outBase, name);
-    if (now - statSync(path).mtimeMs > pruneAfterMs) rmSync(path, { recursive: true, force: true });
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && now - stat.mtimeMs > pruneAfterMs) rmSync(path, { recursive: true, force: true });
   }
 }
 
@@ -116,9 +117,15 @@ let service: string | undefined;
 
 /**
  * The compiled service of this checkout (built on first use, then reused): run
- * `node --enable-source-maps <dir>/src/main.js` or `<dir>/cli/main.js` from the repository root.
+ * `node --enable-source-maps <dir>/src/main.js` (or `cli/main.js`, `examples/integration.js`)
+ * from the repository root.
  */
 export function compiledService(): string {
-  service ??= compileTree({ root: repoRoot, dirs: ['src', 'cli', 'packages/client/src'], outBase: join(repoRoot, '.tmp', 'compiled-service'), tsconfig: join(repoRoot, 'tsconfig.json') }).dir;
+  service ??= compileTree({
+    root: repoRoot,
+    dirs: ['src', 'cli', 'packages/client/src', 'examples'],
+    outBase: join(repoRoot, '.tmp', 'compiled-service'),
+    tsconfig: join(repoRoot, 'tsconfig.json'),
+  }).dir;
   return service;
 }
