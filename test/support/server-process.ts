@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { compiledService } from './compiled-service.js';
 import { childEnv, repoRoot } from './run-cli.js';
 
 /** A pino line of the server's stdout. */
@@ -12,7 +14,7 @@ export interface LogLine {
   readonly [key: string]: unknown;
 }
 
-/** The JSON log lines in `text` (other output, such as tsx's, is skipped). */
+/** The JSON log lines in `text` (other output, such as Node's warnings, is skipped). */
 export function logLines(text: string): LogLine[] {
   return text
     .split('\n')
@@ -43,11 +45,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `src/main.ts` through tsx in a single Node process, so signals reach the server
- * itself (npx and the tsx binary would sit in between).
+ * Starts `src/main.ts` (compiled by test/support/compiled-service.ts, the transform tsx would
+ * apply on every start) in a single Node process, so signals reach the server itself (npx and
+ * the tsx binary would sit in between).
  */
 export function startServer(port: number, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', join(compiledService(), 'src', 'main.js')], {
     cwd: repoRoot,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
