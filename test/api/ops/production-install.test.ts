@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresUrl } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';
+import { memoryTempDir } from '../../support/memory-temp-dir.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
 import { childEnv, repoRoot } from '../../support/run-cli.js';
 
@@ -171,7 +171,8 @@ describe('a production install (issue 26)', () => {
   let prebuilds: Record<string, string>;
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'booking-prodinstall-'));
+    // Two installs of node_modules (the clone's, the package's production one) and a build.
+    work = memoryTempDir('booking-prodinstall-', 2 * 1024 ** 3);
     clone = join(work, 'clone');
     const top = (await ok('git', ['rev-parse', '--show-toplevel'], repoRoot)).stdout.trim();
     const head = (await ok('git', ['rev-parse', 'HEAD'], top)).stdout.trim();
