@@ -64,7 +64,12 @@ describe('README quick start, run literally against a started service', () => {
     // Clone to booking in under five commands after start (issue 17).
     expect(commands.trim().split('\n')).toHaveLength(4);
     // The only change: the port this test's server listens on instead of 3000.
-    const run = await bash(commands.replaceAll('localhost:3000', `localhost:${port}`), dir, { PORT: String(port) });
+    // Each CLI and curl answer is copied to stderr: a command substitution would swallow the
+    // one that explains a failure. The README's lines themselves run unchanged.
+    // (awk writes "/dev/stderr" to its descriptor 2; opening that path fails on a socket.)
+    const copy = `| awk '{ print; print > "/dev/stderr" }'`;
+    const echoAnswers = `npm() { command npm "$@" ${copy}; }\ncurl() { command curl "$@" ${copy}; }\n`;
+    const run = await bash(echoAnswers + commands.replaceAll('localhost:3000', `localhost:${port}`), dir, { PORT: String(port) });
     expect(run.code, `${run.stdout}\n${run.stderr}\n${server.stdout()}`).toBe(0);
 
     const lines = run.stdout.trim().split('\n');
