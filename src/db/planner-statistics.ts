@@ -14,11 +14,10 @@ export const statisticsIntervalMs = 5 * 60_000;
  * periodically). A database that starts empty has no statistics, and without them SQLite
  * guesses that a tenant's index finds ten rows: a list filtered by ids (`_id__in`) then
  * walks every record of the tenant. So statistics follow growth within minutes, not at the
- * next restart. PostgreSQL's autovacuum keeps its own, so nothing is scheduled there.
+ * next restart. On PostgreSQL the dialect's refresh does nothing: autovacuum keeps its own.
  * Runs never overlap; a failure is logged and retried next time. Returns a stop function.
  */
 export function keepPlannerStatisticsCurrent(database: Database, log: FastifyBaseLogger, intervalMs = statisticsIntervalMs): () => Promise<void> {
-  if (database.dialect.name !== 'sqlite') return async () => undefined;
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     running ??= database.dialect
