@@ -3,16 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compiledService } from '../support/compiled-service.js';
+import { compiledEntry } from '../support/compiled-service.js';
 import { crud, listeningService } from '../support/listening-service.js';
 import type { ListeningService } from '../support/listening-service.js';
 import { childEnv, repoRoot } from '../support/run-cli.js';
 
 /** Runs examples/integration.ts as `npx tsx` would, compiled once with its transform (test/support/compiled-service.ts). */
 function runExample(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const example = join(compiledService(), 'examples', 'integration.js');
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--enable-source-maps', example], { cwd: repoRoot, env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, compiledEntry('examples/integration.js'), { cwd: repoRoot, env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, stdout, stderr });
     });
   });

@@ -118,7 +118,7 @@ let service: string | undefined;
 /**
  * The compiled service of this checkout (built on first use, then reused): run
  * `node --enable-source-maps <dir>/src/main.js` (or `cli/main.js`, `examples/integration.js`)
- * from the repository root.
+ * from the repository root, as {@link compiledEntry} gives it.
  */
 export function compiledService(): string {
   service ??= compileTree({
@@ -128,4 +128,9 @@ export function compiledService(): string {
     tsconfig: join(repoRoot, 'tsconfig.json'),
   }).dir;
   return service;
+}
+
+/** Node's arguments that run `entry` (e.g. `cli/main.js`) of the compiled service, stack traces naming `.ts` lines. */
+export function compiledEntry(entry: string): string[] {
+  return ['--enable-source-maps', join(compiledService(), entry)];
 }

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { compiledService } from './compiled-service.js';
+import { compiledEntry } from './compiled-service.js';
 import { repoRoot } from './repo-root.js';
 
 /** Root of the checkout: the CLI and the server run from here. */
@@ -28,9 +27,8 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * it (tsx's transform, once). Resolves with its exit code and output, whatever the code.
  */
 export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
-  const main = join(compiledService(), 'cli', 'main.js');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--enable-source-maps', main, ...args], { cwd: repoRoot, env: childEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...compiledEntry('cli/main.js'), ...args], { cwd: repoRoot, env: childEnv(env), timeout: 30_000 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(error);
       resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
     });

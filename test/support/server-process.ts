@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { compiledService } from './compiled-service.js';
+import { compiledEntry } from './compiled-service.js';
 import { childEnv, repoRoot } from './run-cli.js';
 
 /** A pino line of the server's stdout. */
@@ -50,7 +49,7 @@ export interface ServerProcess {
  * the tsx binary would sit in between).
  */
 export function startServer(port: number, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--enable-source-maps', join(compiledService(), 'src', 'main.js')], {
+  const child = spawn(process.execPath, compiledEntry('src/main.js'), {
     cwd: repoRoot,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
