@@ -8,6 +8,7 @@ import { ChangeFeed } from './change-feed.js';
 import { notNow, registerDirectRead } from './direct-read.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 import { compileRegex } from './regex-cache.js';
+import { RowReader } from './sqlite-rows.js';
 
 const columnTypes: Record<FieldType, string> = {
   string: 'text',
@@ -160,6 +161,15 @@ class TrackedDriver implements Driver {
   }
 }
 
+/** A prepared statement and, for a read, the reader that builds its rows. */
+interface PreparedStatement {
+  readonly statement: BetterSqlite3.Statement;
+  readonly rows: RowReader | undefined;
+}
+
+/** Statements that change the schema (SQLite re-prepares what they touch; column names may change). */
+const schemaStatement = /^\s*(create|alter|drop)\b/i;
+
 /** The error `re2_match` throws once a statement has used up its time budget. */
 export function regexBudgetExceeded(): Error {
   return Object.assign(new Error('regex evaluation exceeded the statement time budget'), { code: 'SQLITE_REGEX_TIMEOUT' });
@@ -192,33 +202,38 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
     return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
   });
   // Kysely prepares every query anew; reusing prepared statements by SQL text saves the
-  // parse and plan. A statement still busy (an open iterator) is not shared.
-  const prepared = new Map<string, BetterSqlite3.Statement>();
-  const statementFor = (text: string): BetterSqlite3.Statement => {
-    let statement = prepared.get(text);
-    if (!statement || statement.busy) {
-      statement = raw.prepare(text);
-      if (prepared.size < 2000) prepared.set(text, statement);
+  // parse and plan. A statement still busy (an open iterator) is not shared. A read's rows
+  // are built by a RowReader (`sqlite-rows.ts`), which remembers the statement's column
+  // names: a schema statement run here drops them all, so no name outlives a renamed column.
+  const prepared = new Map<string, PreparedStatement>();
+  const statementFor = (text: string): PreparedStatement => {
+    let entry = prepared.get(text);
+    if (!entry || entry.statement.busy) {
+      const statement = raw.prepare(text);
+      entry = { statement, rows: statement.reader ? new RowReader(statement) : undefined };
+      if (prepared.size < 2000) prepared.set(text, entry);
     }
-    return statement;
+    return entry;
   };
   const timed: SqliteDatabase = {
     close: () => raw.close(),
     prepare(text: string): SqliteStatement {
-      const statement = statementFor(text);
+      const { statement, rows } = statementFor(text);
       return {
         reader: statement.reader,
         all(parameters) {
           statementStarted = clock();
-          return statement.all(parameters);
+          return rows ? rows.all(parameters) : statement.all(parameters);
         },
         run(parameters) {
           statementStarted = clock();
-          return statement.run(parameters);
+          const result = statement.run(parameters);
+          if (schemaStatement.test(text)) prepared.clear();
+          return result;
         },
         iterate(parameters) {
           statementStarted = clock();
-          return statement.iterate(parameters);
+          return rows ? rows.iterate(parameters) : statement.iterate(parameters);
         },
       };
     },
@@ -230,10 +245,10 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   // stream) and SQLite has no transaction open: a read then runs now, as Kysely would run it.
   registerDirectRead(db, (text, parameters) => {
     if (driver.held > 0 || raw.inTransaction) return notNow;
-    const statement = statementFor(text);
-    if (!statement.reader) return notNow;
+    const { rows } = statementFor(text);
+    if (!rows) return notNow;
     statementStarted = clock();
-    return statement.get(parameters) as Record<string, unknown> | undefined;
+    return rows.get(parameters);
   });
   return {
     db,
