@@ -1,7 +1,6 @@
-import type { ScopedQueries } from '../data/scoped-queries.js';
+import type { QueryShape, ScopedQueries } from '../data/scoped-queries.js';
 import { notFound, validationError } from '../http/errors.js';
 import type { QueryString } from '../query/list-query.js';
-import type { Row } from '../data/record-codec.js';
 import { getResource } from '../registry/index.js';
 import { closedStatuses } from './booking-hooks.js';
 import { parseRange, resolveBound } from './availability-range.js';
@@ -39,6 +38,12 @@ export function zoneOf(row: { readonly time_zone?: unknown }): string {
   return typeof row.time_zone === 'string' ? row.time_zone : 'UTC';
 }
 
+/** A product with its recorded span (one read per request), compiled once per scope. */
+const productWithSpan: QueryShape = {
+  values: 1,
+  build: (queries, [id]) => withLongestBooking(queries.scoped(products)).where('products._id', '=', id as string),
+};
+
 /** Units a product offers: none while it takes no bookings (maintenance, retired). */
 export function offeredUnits(row: { readonly status?: unknown; readonly total_items?: unknown }): number {
   return closedStatuses.includes(String(row.status)) ? 0 : Number(row.total_items);
@@ -57,7 +62,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
 export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString): Promise<ProductAvailability> {
   const granularity: Granularity = query.granularity === 'hour' ? 'hour' : 'day';
   const range = parseRange(query);
-  const row = (await withLongestBooking(queries.scoped(products)).where('products._id', '=', id).executeTakeFirst()) as Row | undefined;
+  const row = await queries.first(productWithSpan, [id]);
   if (!row) throw notFound(products.name);
   const zone = zoneOf(row);
   const from = resolveBound(zone, range.from);

@@ -1,4 +1,4 @@
-import type { ScopedQueries } from '../data/scoped-queries.js';
+import type { QueryShape, ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
 import { lookbacks, maxBookingMs } from './booking-spans.js';
 import type { Holding } from './occupancy.js';
@@ -33,10 +33,21 @@ export async function holdingsOf(queries: ScopedQueries, productIds: readonly st
   return found;
 }
 
+/**
+ * One product's holdings query, compiled once per scope: a product's availability and every
+ * capacity check read one product (a search's list of ids is built per call).
+ */
+const oneProduct: QueryShape = {
+  values: 4,
+  build: (queries, [productId, earliestStart, from, to]) => rangeOf(queries, [productId], earliestStart, from, to),
+};
+
 /** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */
 async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number): Promise<Holding[]> {
   const { dialect } = queries;
-  const rows = await holdingsQuery(queries, productIds, earliestStart, from, to).execute();
+  const at = timestampOf(queries);
+  const rows =
+    productIds.length === 1 ? await queries.rows(oneProduct, [productIds[0], at(earliestStart), at(from), at(to)]) : await holdingsQuery(queries, productIds, earliestStart, from, to).execute();
   return rows.map((row) => ({
     id: String(row._id),
     productId: String(row.product_id),
@@ -46,15 +57,25 @@ async function overlapping(queries: ScopedQueries, productIds: readonly string[]
   }));
 }
 
+/** An instant (epoch ms) in the database's encoding of a timestamp. */
+function timestampOf(queries: ScopedQueries): (ms: number) => unknown {
+  return (ms) => queries.dialect.toDb('timestamp', new Date(ms).toISOString());
+}
+
 /** The one range of `bookings_holdings_idx` that {@link holdingsOf} reads (its plan is tested). */
 export function holdingsQuery(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number) {
-  const at = (ms: number) => queries.dialect.toDb('timestamp', new Date(ms).toISOString()) as string;
+  const at = timestampOf(queries);
+  return rangeOf(queries, productIds, at(earliestStart), at(from), at(to));
+}
+
+/** {@link holdingsQuery} with its timestamps already encoded (or holes in their place). */
+function rangeOf(queries: ScopedQueries, productIds: readonly unknown[], earliestStart: unknown, from: unknown, to: unknown) {
   return queries
     .scoped(bookings)
     .select(['_id', 'product_id', 'start_time', 'end_time', 'quantity'])
-    .where('product_id', 'in', [...productIds])
-    .where('start_time', '>=', at(earliestStart))
-    .where('start_time', '<', at(to))
-    .where('end_time', '>', at(from))
+    .where('product_id', 'in', productIds as string[])
+    .where('start_time', '>=', earliestStart as string)
+    .where('start_time', '<', to as string)
+    .where('end_time', '>', from as string)
     .where('status', 'in', [...holdingStatuses]);
 }

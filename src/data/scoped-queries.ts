@@ -1,11 +1,11 @@
-import { createQueryId } from 'kysely';
-import type { RootOperationNode, SelectQueryBuilder } from 'kysely';
+import type { Compilable, SelectQueryBuilder } from 'kysely';
 import type { Db, SqlDialect, Tables } from '../db/dialect.js';
 import { notNow, readFirstNow } from '../db/direct-read.js';
 import { withRowLock } from '../db/row-lock.js';
 import type { ResourceDef } from '../registry/types.js';
 import { asSystem } from '../core/principal.js';
 import type { Principal, TenantScope } from '../core/principal.js';
+import { QueryTemplate } from './query-template.js';
 import type { Row } from './record-codec.js';
 import { ownerFilter, tenantFilter } from './tenant-scope.js';
 
@@ -13,22 +13,18 @@ import { ownerFilter, tenantFilter } from './tenant-scope.js';
 export type ScopedSelect = SelectQueryBuilder<Tables, string, object>;
 
 /**
- * A compiled `find` of one resource for one scope: its SQL and parameters with the record
- * id left as a hole. The scope's own values (tenant id, path prefix) are fixed, because
- * scopes are immutable and cached by the tenant directory.
+ * A query whose shape is fixed and whose values change per call: `build` makes it for a
+ * scope with `values` (already in the database's encoding) or, when it is being compiled
+ * into a template, with holes in their place. The object itself keys the template cache.
  */
-interface CompiledFind {
-  readonly query: RootOperationNode;
-  readonly sql: string;
-  readonly parameters: readonly unknown[];
-  readonly idAt: number;
+export interface QueryShape {
+  /** How many values each call passes. */
+  readonly values: number;
+  build(queries: ScopedQueries, values: readonly unknown[]): Compilable;
 }
 
-/** Per lock mode (`none` for a plain read); `null`: this find cannot be compiled. */
-type CompiledByLock = { none?: CompiledFind | null; update?: CompiledFind | null; share?: CompiledFind | null };
-
-/** Compiled finds by scope object, then dialect, resource and lock mode: object keys, so the hot lookup builds no string. */
-const compiledFinds = new WeakMap<TenantScope, WeakMap<SqlDialect, WeakMap<ResourceDef, CompiledByLock>>>();
+/** Templates by scope object, then dialect and shape: object keys, so the hot lookup builds no string. `null`: build per call. */
+const templates = new WeakMap<TenantScope, WeakMap<SqlDialect, WeakMap<QueryShape, QueryTemplate | null>>>();
 
 /** The value of `key` in `map`, made and kept on first use. */
 function entry<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
@@ -37,15 +33,22 @@ function entry<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): 
   return value;
 }
 
-/** The parameters of a compiled find with `id` in its hole. */
-function withId(compiled: CompiledFind, id: string): unknown[] {
-  const parameters = compiled.parameters.slice();
-  parameters[compiled.idAt] = id;
-  return parameters;
-}
+/** `find`'s query per lock mode (`none` for a plain read): the resource comes with the call. */
+const findShapes = new WeakMap<ResourceDef, Record<'none' | 'update' | 'share', QueryShape>>();
 
-/** Stands in for the record id while a find is compiled; no caller can pass this object. */
-const idMarker: unknown = Object.freeze({ marker: 'record id' });
+function findShape(resource: ResourceDef, lock: 'update' | 'share' | undefined): QueryShape {
+  const shapes = entry(findShapes, resource, () => {
+    const shape = (mode: 'update' | 'share' | undefined): QueryShape => ({
+      values: 1,
+      build(queries, [id]) {
+        const query = queries.scoped(resource).selectAll().where('_id', '=', id as string);
+        return mode ? withRowLock(query, queries.dialect, mode) : query;
+      },
+    });
+    return { none: shape(undefined), update: shape('update'), share: shape('share') };
+  });
+  return shapes[lock ?? 'none'];
+}
 
 export interface ScopeOptions {
   /** Soft-deleted rows too (legal holds preserve them; the trail of a deleted record). */
@@ -90,45 +93,42 @@ export class ScopedQueries {
   }
 
   /** A live record in reach, every column; optionally locked for the rest of the transaction. */
-  async find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
-    const compiled = this.compiledFind(resource, options.lock);
-    if (!compiled) return (await this.findQuery(resource, id, options.lock).executeTakeFirst()) as Row | undefined;
-    const parameters = withId(compiled, id);
-    const now = readFirstNow(this.db, compiled.sql, parameters);
-    if (now !== notNow) return now;
-    const { rows } = await this.db.executeQuery<Row>({ query: compiled.query, queryId: createQueryId(), sql: compiled.sql, parameters });
-    return rows[0];
+  find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
+    return this.first(findShape(resource, options.lock), [id]);
   }
 
-  private findQuery(resource: ResourceDef, id: unknown, lock: 'update' | 'share' | undefined) {
-    const query = this.scoped(resource).selectAll().where('_id', '=', id as string);
-    return lock ? withRowLock(query, this.dialect, lock) : query;
+  /** The first row of `shape` with `values`; on SQLite's idle connection read at once (reads by id are the most frequent query). */
+  async first(shape: QueryShape, values: readonly unknown[]): Promise<Row | undefined> {
+    const template = this.template(shape);
+    if (template) {
+      const now = readFirstNow(this.db, template.sql, template.parameters(values));
+      if (now !== notNow) return now;
+    }
+    return (await this.execute(shape, template, values))[0];
+  }
+
+  /** The rows of `shape` with `values`, from its template where it has one. */
+  rows(shape: QueryShape, values: readonly unknown[]): Promise<Row[]> {
+    return this.execute(shape, this.template(shape), values);
+  }
+
+  private async execute(shape: QueryShape, template: QueryTemplate | null, values: readonly unknown[]): Promise<Row[]> {
+    const compiled = template ? template.compiled(values) : shape.build(this, values).compile();
+    return (await this.db.executeQuery<Row>(compiled)).rows;
   }
 
   /**
-   * The scoped find, compiled once per scope, resource and lock mode (for principals
-   * without an owner filter): reads by id are the most frequent query, and building and
-   * compiling the same Kysely query for each costs more than SQLite takes to answer it.
-   * The SQL is the scoped builder's own output (tenant and soft-delete filters included);
-   * only the id changes between calls. `null` (build per call) if the id does not appear
-   * exactly once among the parameters.
+   * `shape` compiled once per scope and dialect (for principals without an owner filter).
+   * The scope's own values (tenant id, path prefix) are fixed in it: scopes are immutable
+   * and cached by the tenant directory. A guest's query carries its own owner filter, so it
+   * is built per call and never enters (or reads) the cache.
    */
-  private compiledFind(resource: ResourceDef, lock: 'update' | 'share' | undefined): CompiledFind | null {
-    // Compiled finds are shared by every principal of a scope; a guest's carries its own
-    // owner filter, so it is built per call and never enters (or reads) that cache.
+  private template(shape: QueryShape): QueryTemplate | null {
     if (this.principal.ownRecordsOf !== undefined) return null;
-    const byDialect = entry(compiledFinds, this.principal.scope, () => new WeakMap());
-    const byResource = entry(byDialect, this.dialect, () => new WeakMap());
-    const byLock = entry(byResource, resource, (): CompiledByLock => ({}));
-    const mode = lock ?? 'none';
-    let compiled = byLock[mode];
-    if (compiled === undefined) {
-      const { query, sql, parameters } = this.findQuery(resource, idMarker, lock).compile();
-      const idAt = parameters.indexOf(idMarker);
-      compiled = idAt >= 0 && parameters.lastIndexOf(idMarker) === idAt ? { query, sql, parameters, idAt } : null;
-      byLock[mode] = compiled;
-    }
-    return compiled;
+    const byShape = entry(entry(templates, this.principal.scope, () => new WeakMap()), this.dialect, () => new WeakMap());
+    let template = byShape.get(shape);
+    if (template === undefined) byShape.set(shape, (template = QueryTemplate.compile(shape.values, (values) => shape.build(this, values))));
+    return template;
   }
 
   /**
