@@ -8,7 +8,7 @@ type Row = Record<string, unknown>;
  * Why: on Node 20, better-sqlite3 12 builds each row object through V8's embedder API,
  * interning every column name again for every row (its faster path needs Node 22). Reading
  * 100 product rows spent about a quarter of its time there; arrays plus this loop cost
- * ~25 % less (BENCHMARKS.md, 2026-11-27 21:30).
+ * ~25 % less (BENCHMARKS.md, 2026-11-27 21:56).
  *
  * The objects are the ones better-sqlite3 makes: its column names in its order, a later
  * column of the same name overwriting an earlier one. The names are read once, since
