@@ -102,6 +102,11 @@ async function main(options: BenchOptions): Promise<number> {
     const config = loadConfig(serviceEnv);
     const entry = serviceEntry(options.profileDir, options.serviceDir ?? undefined);
     console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
+    if (!entry.built) {
+      console.error(
+        'bench: WARNING: dist/ is missing or older than src/, so the sources run through tsx; its compiler stays resident (RSS, CPU). `npm run build` first to measure what `npm start` runs.',
+      );
+    }
 
     const fixtures = await withStorage(config, (database) => createFixtures(config, database, { connections: options.connections, workDir }));
     let crypto: CryptoLimitReport | undefined;

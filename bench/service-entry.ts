@@ -11,6 +11,8 @@ export interface ServiceEntry {
   readonly env: Readonly<Record<string, string>>;
   /** What the report says was run. */
   readonly label: string;
+  /** Whether that is the build `npm start` runs; else the sources through tsx (whose compiler stays resident). */
+  readonly built: boolean;
 }
 
 function newestMtime(dir: string): number {
@@ -40,10 +42,10 @@ export function serviceEntry(profileDir: string | null, root = repoRoot): Servic
   const built = join(root, 'dist/src/start.cjs');
   try {
     if (statSync(built).mtimeMs >= newestMtime(join(root, 'src')))
-      return { script: built, execArgv: [...startFlags(root), ...profile], env: {}, label: `node ${[...startFlags(root), 'dist/src/start.cjs'].join(' ')}${where}` };
+      return { script: built, execArgv: [...startFlags(root), ...profile], env: {}, label: `node ${[...startFlags(root), 'dist/src/start.cjs'].join(' ')}${where}`, built: true };
   } catch {
     // not built
   }
   const env = { UV_THREADPOOL_SIZE: start.threadPoolSize(process.env.UV_THREADPOOL_SIZE, availableParallelism()) };
-  return { script: join(root, 'src/main.ts'), execArgv: [...startFlags(root), '--import', 'tsx', ...profile], env, label: `src/main.ts (tsx)${where}` };
+  return { script: join(root, 'src/main.ts'), execArgv: [...startFlags(root), '--import', 'tsx', ...profile], env, label: `src/main.ts (tsx)${where}`, built: false };
 }
