@@ -14,6 +14,7 @@ function holes(count: number): readonly object[] {
  */
 export class QueryTemplate {
   private constructor(
+    /** The operation node as compiled, holes still in it: executing a compiled query reads its SQL and parameters. */
     readonly query: RootOperationNode,
     readonly sql: string,
     private readonly fixed: readonly unknown[],
