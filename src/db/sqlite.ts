@@ -165,6 +165,8 @@ class TrackedDriver implements Driver {
 interface PreparedStatement {
   readonly statement: BetterSqlite3.Statement;
   readonly rows: RowReader | undefined;
+  /** Whether running it changes the schema (column names may change with it). */
+  readonly changesSchema: boolean;
 }
 
 /** Statements that change the schema (SQLite re-prepares what they touch; column names may change). */
@@ -210,7 +212,7 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
     let entry = prepared.get(text);
     if (!entry || entry.statement.busy) {
       const statement = raw.prepare(text);
-      entry = { statement, rows: statement.reader ? new RowReader(statement) : undefined };
+      entry = { statement, rows: statement.reader ? new RowReader(statement) : undefined, changesSchema: schemaStatement.test(text) };
       if (prepared.size < 2000) prepared.set(text, entry);
     }
     return entry;
@@ -218,7 +220,7 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   const timed: SqliteDatabase = {
     close: () => raw.close(),
     prepare(text: string): SqliteStatement {
-      const { statement, rows } = statementFor(text);
+      const { statement, rows, changesSchema } = statementFor(text);
       return {
         reader: statement.reader,
         all(parameters) {
@@ -228,7 +230,7 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
         run(parameters) {
           statementStarted = clock();
           const result = statement.run(parameters);
-          if (schemaStatement.test(text)) prepared.clear();
+          if (changesSchema) prepared.clear();
           return result;
         },
         iterate(parameters) {

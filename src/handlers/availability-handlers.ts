@@ -1,6 +1,7 @@
 import { productAvailability } from '../booking/availability.js';
 import { parseSearch, searchAvailability } from '../booking/availability-search.js';
 import { pathId } from '../http/path-id.js';
+import { keepFields } from '../query/keep-fields.js';
 import { getResource } from '../registry/index.js';
 import type { Handlers } from './handler.js';
 import { pageAnswer } from './page-answer.js';
@@ -20,15 +21,11 @@ export const availabilityHandlers: Handlers = {
     const { principal } = input.context;
     const found = await searchAvailability(resources.queries(principal), search);
     const records = await resources.presentMany(products, principal, found.rows);
-    const keep = search.list.fields ? new Set(search.list.fields) : undefined;
     // The records are this request's own: narrowed and extended in place, as the list does
     // (a copy per item, `{ ...record, available }`, cost 0.3 ms more per page of 92 to make and
-    // serialise, measured in isolation).
-    for (const record of records) {
-      const available = found.available.get(String(record._id)) ?? 0;
-      if (keep) for (const key of Object.keys(record)) if (!keep.has(key)) delete record[key];
-      record.available = available;
-    }
+    // serialise, measured in isolation). `_id` is always among the kept fields.
+    keepFields(records, search.list.fields);
+    for (const record of records) record.available = found.available.get(String(record._id)) ?? 0;
     const { page, perPage } = search.list;
     return pageAnswer({ items: records, total: found.total, page, per_page: perPage }, origin, input.url);
   },

@@ -20,6 +20,7 @@ import type { ListQuery } from '../query/list-query.js';
 import type { CreateDraft, HookContext, ResourceHooks } from './resource-hooks.js';
 import type { RequestContext } from '../core/request-context.js';
 import { normaliseBody } from './normalise-body.js';
+import { keepFields } from '../query/keep-fields.js';
 
 /** A record with its current ETag. */
 export interface Versioned {
@@ -57,10 +58,7 @@ export class ResourceService {
     const counts = resource.operations.includes('create') ? this.counts : undefined;
     const page = await listRows(this.queries(context.principal), resource, query, counts);
     const items = await this.presentMany(resource, context.principal, page.rows);
-    if (query.fields) {
-      const keep = new Set(query.fields);
-      for (const item of items) for (const key of Object.keys(item)) if (!keep.has(key)) delete item[key];
-    }
+    keepFields(items, query.fields);
     return { items, total: page.total };
   }
 

@@ -17,6 +17,7 @@ import type { Clock } from '../core/clock.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import { newWebhookSecret } from './signature.js';
+import { keepFields } from '../query/keep-fields.js';
 
 const webhooks = getResource('webhooks');
 
@@ -127,10 +128,7 @@ export class WebhookAdmin {
     const queries = new ScopedQueries(this.database.db, this.database.dialect, context.principal);
     const page = await listRows(queries, collection, parsed, undefined, within);
     const items = page.rows.map((row) => rowToRecord(collection, this.database.dialect, row));
-    if (parsed.fields) {
-      const keep = new Set(parsed.fields);
-      for (const item of items) for (const key of Object.keys(item)) if (!keep.has(key)) delete item[key];
-    }
+    keepFields(items, parsed.fields);
     return { items, total: page.total, page: parsed.page, per_page: parsed.perPage };
   }
 
