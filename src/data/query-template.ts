@@ -1,5 +1,6 @@
 import { createQueryId } from 'kysely';
 import type { Compilable, CompiledQuery, RootOperationNode } from 'kysely';
+import type { Db } from '../db/dialect.js';
 
 /** `count` stand-ins for per-call values: new frozen objects, so no caller's value can be mistaken for one. */
 function holes(count: number): readonly object[] {
@@ -49,4 +50,26 @@ export class QueryTemplate {
   compiled(values: readonly unknown[]): CompiledQuery {
     return { query: this.query, queryId: createQueryId(), sql: this.sql, parameters: this.parameters(values) };
   }
+}
+
+/** A query on a plain connection (no tenant scope): how many values it takes and how it is built from them. */
+export interface ConnectionQuery {
+  readonly values: number;
+  build(db: Db, values: readonly unknown[]): Compilable;
+}
+
+/** Templates by connection, then query: object keys, so the hot lookup builds no string. `null`: build per call. */
+const connectionTemplates = new WeakMap<Db, WeakMap<ConnectionQuery, QueryTemplate | null>>();
+
+/**
+ * `query` with `values`, ready for `db.executeQuery`: filled from its template, compiled
+ * once per connection, or built anew where the query cannot have one. A transaction is a
+ * connection of its own, so a query run in transactions is better built per call.
+ */
+export function compiledOn(db: Db, query: ConnectionQuery, values: readonly unknown[]): CompiledQuery {
+  let templates = connectionTemplates.get(db);
+  if (!templates) connectionTemplates.set(db, (templates = new WeakMap()));
+  let template = templates.get(query);
+  if (template === undefined) templates.set(query, (template = QueryTemplate.compile(query.values, (holes) => query.build(db, holes))));
+  return template ? template.compiled(values) : query.build(db, values).compile();
 }

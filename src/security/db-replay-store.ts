@@ -1,56 +1,47 @@
 import { createHash } from 'node:crypto';
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
+import { compiledOn } from '../data/query-template.js';
+import type { ConnectionQuery } from '../data/query-template.js';
 import type { Database } from '../db/dialect.js';
 import type { ReplayNamespace, ReplayStore } from './replay-store.js';
 
-interface Claim {
-  readonly namespace: ReplayNamespace;
-  readonly key: string;
-  readonly expiresAt: number;
-  readonly now: number;
-}
+/**
+ * Claims (namespace, key) until `expiresAt`: a new row, or an expired row taken over; an
+ * unexpired row stays and nothing changes. Values: namespace, key, expires at (twice: the
+ * insert and the takeover), now.
+ */
+const claimStatement: ConnectionQuery = {
+  values: 5,
+  build: (db, [namespace, key, expiresAt, takeoverExpiresAt, now]) =>
+    db
+      .insertInto('replay_cache')
+      .values({ namespace: namespace as string, key: key as string, expires_at: expiresAt as number })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['namespace', 'key'])
+          .doUpdateSet({ expires_at: takeoverExpiresAt as number })
+          .where('replay_cache.expires_at', '<=', now as number),
+      ),
+};
 
 /**
  * {@link ReplayStore} in the service's database, shared by every instance using it. A claim
- * is one statement: an insert against the (namespace, key) primary key that, on conflict,
- * takes over the row only if the earlier claim has expired. The database decides, so two
- * concurrent claims can never both win. Keys are
- * stored as their SHA-256: a `jti` is sender-chosen text, and PostgreSQL refuses some of it
- * (a NUL byte) with an error where a refusal or an acceptance is due.
+ * is one statement (compiled once): an insert against the (namespace, key) primary key that,
+ * on conflict, takes over the row only if the earlier claim has expired. The database
+ * decides, so two concurrent claims can never both win. Keys are stored as their SHA-256: a
+ * `jti` is sender-chosen text, and PostgreSQL refuses some of it (a NUL byte) with an error
+ * where a refusal or an acceptance is due.
  */
 export class DatabaseReplayStore implements ReplayStore {
   private lastSweep = 0;
-  // The statement is the same for every claim (one per token and per DPoP proof): built
-  // and compiled once, then run with each claim's values.
-  readonly #statement: CompiledQuery;
-  readonly #slots: readonly ((claim: Claim) => unknown)[];
 
-  constructor(private readonly database: Database) {
-    // Distinct sentinels show where each value lands in the dialect's parameter list.
-    const sentinels = { namespace: '\u0000namespace', key: '\u0000key', expiresAt: -1, conflictExpiresAt: -2, now: -3 } as const;
-    this.#statement = database.db
-      .insertInto('replay_cache')
-      .values({ namespace: sentinels.namespace, key: sentinels.key, expires_at: sentinels.expiresAt })
-      .onConflict((conflict) => conflict.columns(['namespace', 'key']).doUpdateSet({ expires_at: sentinels.conflictExpiresAt }).where('replay_cache.expires_at', '<=', sentinels.now))
-      .compile();
-    const roles: Record<string, (claim: Claim) => unknown> = {
-      [sentinels.namespace]: (c) => c.namespace,
-      [sentinels.key]: (c) => c.key,
-      [sentinels.expiresAt]: (c) => c.expiresAt,
-      [sentinels.conflictExpiresAt]: (c) => c.expiresAt,
-      [sentinels.now]: (c) => c.now,
-    };
-    this.#slots = this.#statement.parameters.map((value) => {
-      const slot = roles[String(value)];
-      if (!slot) throw new Error(`replay store: unexpected parameter ${String(value)} in the compiled claim`);
-      return slot;
-    });
-  }
+  constructor(private readonly database: Database) {}
 
   async claim(namespace: ReplayNamespace, rawKey: string, expiresAt: number, now: number): Promise<boolean> {
-    const claim: Claim = { namespace, key: createHash('sha256').update(rawKey, 'utf8').digest('base64url'), expiresAt, now };
+    const key = createHash('sha256').update(rawKey, 'utf8').digest('base64url');
     await this.sweep(now);
-    const result = await this.database.db.executeQuery({ ...this.#statement, parameters: this.#slots.map((slot) => slot(claim)) });
+    const { db } = this.database;
+    const result = await db.executeQuery(compiledOn(db, claimStatement, [namespace, key, expiresAt, expiresAt, now]));
     return Number(result.numAffectedRows ?? 0) === 1;
   }
 

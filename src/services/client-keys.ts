@@ -6,6 +6,8 @@ import type { ClientKeyAlg, ClientPublicKey } from '../security/public-key.js';
 import type { ClientKey } from '../security/client-assertion.js';
 import type { KeyObject } from 'node:crypto';
 import { BoundedCache } from '../lib/bounded-cache.js';
+import { compiledOn } from '../data/query-template.js';
+import type { ConnectionQuery } from '../data/query-template.js';
 
 /** A client key as the API shows it (never key material beyond the public JWK thumbprint). */
 export interface ClientKeyView {
@@ -97,15 +99,34 @@ export async function listClientKeys(db: Db, clientIds: readonly string[]): Prom
 // the object on every token request would pay the full import each time.
 const importedKeys = new BoundedCache<string, KeyObject>(10_000);
 
+/** A client's key by `kid`, and its current key: at most two rows, so a duplicate is seen. */
+const keyById: ConnectionQuery = {
+  values: 2,
+  build: (db, [clientId, kid]) =>
+    db
+      .selectFrom('api_client_keys')
+      .selectAll()
+      .where('client_id', '=', clientId as string)
+      .where('kid', '=', kid as string)
+      .limit(2),
+};
+const currentKey: ConnectionQuery = {
+  values: 1,
+  build: (db, [clientId]) =>
+    db
+      .selectFrom('api_client_keys')
+      .selectAll()
+      .where('client_id', '=', clientId as string)
+      .where('active_until', 'is', null)
+      .limit(2),
+};
+
 /**
  * The verification key for an assertion: by `kid`, or the client's single current key when
- * the assertion names none.
+ * the assertion names none. Both lookups are compiled once (one per token request).
  */
 export async function findClientKey(db: Db, clientId: string, kid: string | undefined): Promise<ClientKey | undefined> {
-  let query = db.selectFrom('api_client_keys').selectAll().where('client_id', '=', clientId);
-  if (kid !== undefined) query = query.where('kid', '=', kid);
-  else query = query.where('active_until', 'is', null);
-  const rows = await query.limit(2).execute();
+  const { rows } = await db.executeQuery<Record<string, unknown>>(kid === undefined ? compiledOn(db, currentKey, [clientId]) : compiledOn(db, keyById, [clientId, kid]));
   const row = rows.length === 1 ? rows[0] : undefined;
   if (!row) return undefined;
   const alg = String(row.alg) as ClientKeyAlg;
