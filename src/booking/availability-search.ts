@@ -73,15 +73,10 @@ interface Candidate {
  */
 export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch): Promise<AvailabilityPage> {
   const { list, range, quantity } = search;
-  let base = queries.scoped(products);
-  if (queries.principal.ownRecordsOf !== undefined) base = base.where('is_published', '=', queries.dialect.toDb('boolean', true));
-  if (list.filter) base = base.where(compileFilter(list.filter, products, queries.dialect));
-  let ordered = withLongestBooking(base);
-  for (const order of compileSort(list.sort, products)) ordered = ordered.orderBy(order);
   const candidates: Candidate[] = [];
   // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
   const spans = new Map<string, { from: number; to: number }>();
-  for (const row of (await ordered.execute()) as Row[]) {
+  for (const row of (await candidatesQuery(queries, list).execute()) as Row[]) {
     const zone = zoneOf(row);
     let span = spans.get(zone);
     if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
@@ -98,6 +93,21 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
   }
   const offset = (list.page - 1) * list.perPage;
   return { rows: matching.slice(offset, offset + list.perPage), available, total: matching.length };
+}
+
+/**
+ * The products in the caller's reach (a guest's: published ones only) matching the list
+ * query, with their recorded booking spans, in list order (its plan is tested).
+ * Availability decides which of them are listed, so every one is read: the index should
+ * serve the filter, and the matches be sorted (`sortKeyAfterFilter`).
+ */
+export function candidatesQuery(queries: ScopedQueries, list: ListQuery) {
+  let base = queries.scoped(products);
+  if (queries.principal.ownRecordsOf !== undefined) base = base.where('is_published', '=', queries.dialect.toDb('boolean', true));
+  if (list.filter) base = base.where(compileFilter(list.filter, products, queries.dialect));
+  let ordered = withLongestBooking(base);
+  for (const order of compileSort(list.sort, products, { key: (column) => queries.dialect.sortKeyAfterFilter(column) })) ordered = ordered.orderBy(order);
+  return ordered;
 }
 
 /** The holdings of the candidates over the widest span any of them needs, by product. */

@@ -35,6 +35,15 @@ export interface SqlDialect {
    * index serves both directions). SQLite's native order; PostgreSQL needs `NULLS FIRST`.
    */
   indexColumn(name: string): RawBuilder<unknown>;
+  /**
+   * A sort key for a query that reads every row its filter matches (the availability
+   * search): the planner should choose its index for the filter and sort the matches,
+   * never walk an index in sort order past rows the filter drops. SQLite's statistics
+   * average the tenants, so a large tenant's city index looks no better than its
+   * `created_at` index: SQLite gets `+column`, its documented way to keep an index from
+   * serving a term. PostgreSQL's statistics see the skew; it gets the column unchanged.
+   */
+  sortKeyAfterFilter(column: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Whether an error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean;
   /** Whether `SELECT … FOR UPDATE` exists (PostgreSQL); SQLite serialises writers instead. */

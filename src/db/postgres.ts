@@ -107,6 +107,7 @@ export const postgresDialect: SqlDialect = {
   },
   // A backward scan of an ASC NULLS FIRST index yields DESC NULLS LAST: both sort directions.
   indexColumn: (name) => sql`${sql.ref(name)} nulls first`,
+  sortKeyAfterFilter: (column) => column,
   async withExclusiveLock(db, fn) {
     // Session-level advisory lock held on one pooled connection for the whole run.
     // Waiting for another instance's migrations is not a runaway statement: lift the

@@ -47,6 +47,7 @@ export const sqliteDialect: SqlDialect = {
     return sql<SqlBool>`re2_match(${column}, ${pattern}, ${caseInsensitive ? 'i' : ''})`;
   },
   indexColumn: (name) => sql`${sql.ref(name)}`,
+  sortKeyAfterFilter: (column) => sql`+${column}`,
   // Several processes (server, CLI) may start on one fresh file: BEGIN IMMEDIATE takes the
   // write lock for the whole migration run (SQLite DDL needs no transaction of Kysely's).
   withExclusiveLock: (db, fn) =>

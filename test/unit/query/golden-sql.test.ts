@@ -238,6 +238,13 @@ describe.each(dialectNames)('golden SQL on %s', (dialectName) => {
       expect(compiled.sql).toBe('select * from "products" order by "city" asc nulls first, "total_items" desc nulls last, "_id" desc nulls last');
     });
 
+    it('sort keys after a filter (the availability search): unary plus on SQLite, the plain columns on PostgreSQL', () => {
+      const query = parseListQuery(products, { sort: 'city,-total_items' });
+      const compiled = compileSelect(dialectName, 'products', null, compileSort(query.sort, products, { key: (column) => dialect.sortKeyAfterFilter(column) }));
+      const key = (name: string) => (dialectName === 'sqlite' ? `+"${name}"` : `"${name}"`);
+      expect(compiled.sql).toBe(`select * from "products" order by ${key('city')} asc nulls first, ${key('total_items')} desc nulls last, ${key('_id')} desc nulls last`);
+    });
+
     it('an ascending last key gives an ascending tie-breaker', () => {
       const query = parseListQuery(products, { sort: '-city,name' });
       const compiled = compileSelect(dialectName, 'products', null, compileSort(query.sort, products));
