@@ -15,6 +15,9 @@ import { buildOperatorServices } from './operator-services.js';
 import type { OperatorServices } from './operator-services.js';
 import { token } from './token.js';
 
+/** How long a command waits for the running service's write lock (SQLite) before it fails as busy. */
+const cliBusyTimeoutMs = 30_000;
+
 const usage = `Usage: npm run --silent cli -- <command> [options]
 
   tenant create --name N [--level partner|parent_tenant|tenant] [--parent ID] [--currency EUR]
@@ -175,7 +178,8 @@ async function main(argv: readonly string[]): Promise<number> {
       print(await command.storage(config, values));
       return 0;
     }
-    database = openDatabase(config);
+    // An operator's command may wait for the running service's write lock longer than a request would.
+    database = openDatabase(config, { busyTimeoutMs: cliBusyTimeoutMs });
     await migrateToLatest(database);
     const operator = await buildOperatorServices(config, database);
     try {

@@ -5,7 +5,7 @@ import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 
 /** Opens the database the configuration names: PostgreSQL for `DATABASE_URL`, else SQLite in `DATA_DIR`. */
-export function openDatabase(config: Pick<Config, 'databaseUrl' | 'databaseDirectUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs'>): Database {
+export function openDatabase(config: Pick<Config, 'databaseUrl' | 'databaseDirectUrl' | 'dataDir' | 'dbPoolSize' | 'dbStatementTimeoutMs'>, sqlite: { busyTimeoutMs?: number } = {}): Database {
   if (config.databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) throw new Error('DATABASE_URL must be a postgres:// URL');
     if (config.databaseDirectUrl !== undefined && !/^postgres(ql)?:\/\//.test(config.databaseDirectUrl)) throw new Error('DATABASE_DIRECT_URL must be a postgres:// URL');
@@ -17,5 +17,5 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'databaseDirec
     });
   }
   if (config.databaseDirectUrl) throw new Error('DATABASE_DIRECT_URL needs DATABASE_URL');
-  return openSqlite(join(config.dataDir, 'booking.sqlite'), { statementTimeoutMs: config.dbStatementTimeoutMs });
+  return openSqlite(join(config.dataDir, 'booking.sqlite'), { statementTimeoutMs: config.dbStatementTimeoutMs, ...sqlite });
 }

@@ -182,16 +182,16 @@ export function regexBudgetExceeded(): Error {
  * Opens (creating if needed) the SQLite file, tuned for one writer and many readers.
  * `statementTimeoutMs` bounds the time `$regex` matching may use in one statement: SQLite
  * has no statement timeout and runs in this process, so a costly (if linear) pattern over
- * many rows would otherwise block every other request.
+ * many rows would otherwise block every other request. `busyTimeoutMs` (5 s) is how long a
+ * statement waits for another process's write lock before failing as busy.
  */
-export function openSqlite(file: string, options: { statementTimeoutMs?: number; now?: () => number } = {}): Database {
+export function openSqlite(file: string, options: { statementTimeoutMs?: number; busyTimeoutMs?: number; now?: () => number } = {}): Database {
   const budgetMs = options.statementTimeoutMs ?? 5000;
   const clock = options.now ?? (() => performance.now());
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const raw = new BetterSqlite3(file);
+  const raw = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
-  raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = OFF');
   // Bounds each table's ANALYZE (PRAGMA optimize) to a sample: milliseconds, at any size.
   raw.pragma('analysis_limit = 1000');
