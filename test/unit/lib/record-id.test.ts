@@ -8,4 +8,11 @@ describe('record ids', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('draw fresh random bits for every id, across refills of the random pool', () => {
+    // 5,000 ids, one per millisecond: each seeds its counter and its last 48 bits from new random bytes.
+    const ids = Array.from({ length: 5000 }, (_, i) => newRecordId(1_900_000_000_000 + i));
+    expect(new Set(ids.map((id) => id.slice(-12))).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.slice(15, 18) + id.slice(20, 23))).size).toBeGreaterThan(4900);
+  });
 });
