@@ -4,19 +4,16 @@ import { loadConfig } from '../src/config/config.js';
 import type { Config } from '../src/config/config.js';
 import { DataDirInUseError } from '../src/db/data-dir-lock.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { openDatabase } from '../src/db/open-database.js';
 import type { Database } from '../src/db/dialect.js';
 import { ApiError } from '../src/http/errors.js';
 import { backup, restore } from './backup.js';
+import { openCliDatabase } from './cli-database.js';
 import { keygen } from './keygen.js';
 import { moveToPostgres } from './move-to-postgres.js';
 import { OperatorError } from './operator-error.js';
 import { buildOperatorServices } from './operator-services.js';
 import type { OperatorServices } from './operator-services.js';
 import { token } from './token.js';
-
-/** How long a command waits for the running service's write lock (SQLite) before it fails as busy. */
-const cliBusyTimeoutMs = 30_000;
 
 const usage = `Usage: npm run --silent cli -- <command> [options]
 
@@ -178,8 +175,7 @@ async function main(argv: readonly string[]): Promise<number> {
       print(await command.storage(config, values));
       return 0;
     }
-    // An operator's command may wait for the running service's write lock longer than a request would.
-    database = openDatabase(config, { busyTimeoutMs: cliBusyTimeoutMs });
+    database = openCliDatabase(config);
     await migrateToLatest(database);
     const operator = await buildOperatorServices(config, database);
     try {

@@ -9,9 +9,9 @@ function holes(count: number): readonly object[] {
 
 /**
  * A Kysely query compiled once, with holes where each call's values go. Building and
- * compiling a query costs more than SQLite takes to answer a small one: for a product's
- * availability, a fifth of the request's CPU. The SQL is the builder's own output; only
- * the parameters in the holes change between calls.
+ * compiling a query costs more than SQLite takes to answer a small one (figures in
+ * BENCHMARKS.md). The SQL is the builder's own output; only the parameters in the holes
+ * change between calls.
  */
 export class QueryTemplate {
   private constructor(

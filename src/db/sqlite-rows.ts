@@ -6,16 +6,15 @@ type Row = Record<string, unknown>;
  * A read statement whose row objects are built here from better-sqlite3's raw rows (arrays).
  *
  * Why: on Node 20, better-sqlite3 12 builds each row object through V8's embedder API,
- * interning every column name again for every row (its faster path needs Node 22). Reading
- * 100 product rows spent about a quarter of its time there; arrays plus this loop cost
- * ~25 % less (BENCHMARKS.md, 2026-11-27 21:56).
+ * interning every column name again for every row (its faster path needs Node 22); arrays
+ * plus this loop cost less (BENCHMARKS.md, 2026-11-27 21:56).
  *
  * The objects are the ones better-sqlite3 makes: its column names in its order, a later
  * column of the same name overwriting an earlier one. The names are read once, since
- * `columns()` costs ~25 µs, and read again when a row's width disagrees with them (SQLite
- * re-prepared the statement after a schema change added or dropped a column). A change that
- * keeps the width (a renamed column) is not seen here: `openSqlite` drops its prepared
- * statements on every schema statement it runs.
+ * `columns()` costs more than reading a small row, and read again when a row's width
+ * disagrees with them (SQLite re-prepared the statement after a schema change added or
+ * dropped a column). A change that keeps the width (a renamed column) is not seen here:
+ * `openSqlite` drops its prepared statements on every schema statement it runs.
  */
 export class RowReader {
   #names: readonly string[];
