@@ -43,7 +43,7 @@ export function catalogue(ctx: BenchContext): Promise<SeededCatalogue> {
       // bench does the same work itself. SQLite has no such daemon and the service never runs
       // ANALYZE, so a production file has no statistics: only --analyze gathers them (to show
       // what they would change).
-      if (database.dialect.name === 'postgres') await sql`analyze bookings, products`.execute(database.db);
+      if (database.dialect.name === 'postgres') await sql`vacuum analyze bookings, products`.execute(database.db);
       else if (ctx.options.analyze) await sql`analyze`.execute(database.db);
       console.error(
         `  seeded ${seeded.productIds.length} products and ${seeded.bookings} bookings (${seeded.holding} active) in ${seeded.seconds.toFixed(1)} s${database.dialect.name === 'sqlite' ? (ctx.options.analyze ? ', then ANALYZE' : ', no ANALYZE (as in production)') : ''}`,
