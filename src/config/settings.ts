@@ -134,6 +134,12 @@ export const settings = {
     'Days the retention job keeps received incoming-webhook events (`GET /v1/webhooks/{id}/received`; duplicates within the window are recognised). At least 7.',
     integer('WEBHOOK_RECEIVED_RETENTION_DAYS', 7, 7, 3650),
   ),
+  webhookDeliveryRetentionDays: setting(
+    'WEBHOOK_DELIVERY_RETENTION_DAYS',
+    '30',
+    'Days the retention job keeps finished outgoing webhook deliveries (counted from their last attempt), their attempts and dispatched outbox events; pending deliveries stay until they finish.',
+    integer('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+  ),
   tenantContactRetentionDays: setting(
     'TENANT_CONTACT_RETENTION_DAYS',
     '30',

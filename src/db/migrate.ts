@@ -20,6 +20,7 @@ import { bookingHoldingsIndexMigration } from './migrations/0016-booking-holding
 import { webhookDeliveryAttemptsMigration } from './migrations/0017-webhook-delivery-attempts.js';
 import { productBookingSpansMigration } from './migrations/0018-product-booking-spans.js';
 import { coveringHoldingsIndexMigration } from './migrations/0019-covering-holdings-index.js';
+import { retentionIndexesMigration } from './migrations/0020-retention-indexes.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -44,6 +45,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0017-webhook-delivery-attempts': webhookDeliveryAttemptsMigration(database.dialect),
     '0018-product-booking-spans': productBookingSpansMigration(database.dialect),
     '0019-covering-holdings-index': coveringHoldingsIndexMigration(database.dialect),
+    '0020-retention-indexes': retentionIndexesMigration(),
   };
 }
 

@@ -7,6 +7,8 @@ import { applyRetentionPolicies } from './retention-policies.js';
 import { purgeExpiredAudit } from '../services/audit-retention.js';
 import { clearDeletedTenantContacts } from './tenant-contacts.js';
 import { purgeReceivedEvents } from '../webhooks/received-retention.js';
+import { purgeDeliveryHistory } from '../webhooks/delivery-retention.js';
+import { purgeExpiredChallenges } from '../sign-in/challenge-retention.js';
 import { retentionFromConfig } from '../services/audit-retention.js';
 import type { RetentionDays } from '../services/audit-retention.js';
 import type { Config } from '../config/config.js';
@@ -17,21 +19,29 @@ export interface RetentionSettings {
   readonly audit: RetentionDays;
   /** Received incoming-webhook events (`WEBHOOK_RECEIVED_RETENTION_DAYS`). */
   readonly receivedWebhookDays: number;
+  /** Finished outgoing deliveries and dispatched outbox events (`WEBHOOK_DELIVERY_RETENTION_DAYS`). */
+  readonly deliveryHistoryDays: number;
   /** Days after a tenant node's deletion before its contact is erased (`TENANT_CONTACT_RETENTION_DAYS`). */
   readonly tenantContactDays: number;
 }
 
 export function retentionSettingsFromConfig(
-  config: Pick<Config, 'auditRetentionDays' | 'auditRetentionDataDays' | 'auditRetentionSecurityDays' | 'webhookReceivedRetentionDays' | 'tenantContactRetentionDays'>,
+  config: Pick<Config, 'auditRetentionDays' | 'auditRetentionDataDays' | 'auditRetentionSecurityDays' | 'webhookReceivedRetentionDays' | 'webhookDeliveryRetentionDays' | 'tenantContactRetentionDays'>,
 ): RetentionSettings {
-  return { audit: retentionFromConfig(config), receivedWebhookDays: config.webhookReceivedRetentionDays, tenantContactDays: config.tenantContactRetentionDays };
+  return {
+    audit: retentionFromConfig(config),
+    receivedWebhookDays: config.webhookReceivedRetentionDays,
+    deliveryHistoryDays: config.webhookDeliveryRetentionDays,
+    tenantContactDays: config.tenantContactRetentionDays,
+  };
 }
 
 /**
  * One run of the retention job: the audit retention purge, idempotency keys past their
- * 24 h window, received webhook events past `WEBHOOK_RECEIVED_RETENTION_DAYS`, contacts of
- * tenant nodes deleted longer ago than `TENANT_CONTACT_RETENTION_DAYS`, then the retention
- * policies (`retention-policies`).
+ * 24 h window, received webhook events past `WEBHOOK_RECEIVED_RETENTION_DAYS`, delivery
+ * history past `WEBHOOK_DELIVERY_RETENTION_DAYS`, sign-in challenges a day after they
+ * expired, contacts of tenant nodes deleted longer ago than `TENANT_CONTACT_RETENTION_DAYS`,
+ * then the retention policies (`retention-policies`).
  */
 export async function runRetention(database: Database, retention: RetentionSettings, clock: Clock, log: FastifyBaseLogger): Promise<void> {
   const report = await purgeExpiredAudit(database, retention.audit, clock.now(), {
@@ -39,8 +49,10 @@ export async function runRetention(database: Database, retention: RetentionSetti
   });
   const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
   const receivedWebhookEvents = await purgeReceivedEvents(database, clock.now(), retention.receivedWebhookDays);
+  const deliveryHistory = await purgeDeliveryHistory(database, clock.now(), retention.deliveryHistoryDays);
+  const signInChallenges = await purgeExpiredChallenges(database, clock.now());
   const tenantContacts = await clearDeletedTenantContacts(database, clock, retention.tenantContactDays);
-  log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents, tenantContacts }, 'audit retention run finished');
+  log.info({ purged: report.purged, cutoffs: report.cutoffs, idempotencyKeys, receivedWebhookEvents, deliveryHistory, signInChallenges, tenantContacts }, 'audit retention run finished');
   const policies = await applyRetentionPolicies(database, clock);
   if (policies.length > 0) log.info({ policies }, 'retention policies applied');
 }

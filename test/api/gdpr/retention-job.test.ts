@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
 import { retentionSettingsFromConfig, runRetention } from '../../../src/gdpr/retention-job.js';
+import { purgeDeliveryHistory } from '../../../src/webhooks/delivery-retention.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
@@ -12,11 +13,13 @@ describe('retention settings', () => {
   const base = { DATA_DIR: '/tmp/x' };
   it("keeps received webhook events 7 days and deleted tenants' contacts 30 days by default; both configurable, never under the contract's 7 days", () => {
     const defaults = retentionSettingsFromConfig(loadConfig(base));
-    expect(defaults).toMatchObject({ receivedWebhookDays: 7, tenantContactDays: 30, audit: { data: 90, security: 90 } });
-    expect(retentionSettingsFromConfig(loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '14', TENANT_CONTACT_RETENTION_DAYS: '0' }))).toMatchObject({
+    expect(defaults).toMatchObject({ receivedWebhookDays: 7, deliveryHistoryDays: 30, tenantContactDays: 30, audit: { data: 90, security: 90 } });
+    expect(retentionSettingsFromConfig(loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '14', WEBHOOK_DELIVERY_RETENTION_DAYS: '1', TENANT_CONTACT_RETENTION_DAYS: '0' }))).toMatchObject({
       receivedWebhookDays: 14,
+      deliveryHistoryDays: 1,
       tenantContactDays: 0,
     });
+    expect(() => loadConfig({ ...base, WEBHOOK_DELIVERY_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS must be between 1 and/);
     expect(() => loadConfig({ ...base, WEBHOOK_RECEIVED_RETENTION_DAYS: '6' })).toThrow(/WEBHOOK_RECEIVED_RETENTION_DAYS must be between 7 and/);
     expect(() => loadConfig({ ...base, TENANT_CONTACT_RETENTION_DAYS: '-1' })).toThrow(/TENANT_CONTACT_RETENTION_DAYS must be a whole number/);
   });
@@ -32,7 +35,7 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     h = await createHarness(dialect);
     system = await h.bearer(null, [...crud('tenants'), ...auditCaps]);
     tenant = await h.tenant('Payments');
-    tenantToken = await h.bearer(tenant, ['webhooks:create', 'webhooks:read']);
+    tenantToken = await h.bearer(tenant, ['webhooks:create', 'webhooks:read', 'webhooks:retry']);
   });
   afterAll(() => h.close());
 
@@ -67,6 +70,167 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     const listed = await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/received`, token: tenantToken });
     expect(listed.statusCode, listed.body).toBe(200);
     expect((listed.json().items as { _id: string }[]).map((item) => item._id).sort()).toEqual(['evt_6d', 'evt_fresh']);
+  });
+
+  it('removes finished deliveries with their attempts and dispatched outbox events after WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default); pending ones stay', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: tenantToken, body: { url: 'https://93.184.216.34/hook', events: ['ping'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = String(created.json()._id);
+    const now = Date.now();
+    const at = (age: number) => h.database.dialect.toDb('timestamp', new Date(now - age).toISOString());
+    // Finished or pending, last touched `age` ago; each with two attempts.
+    const deliveries = [
+      ['msg_fresh_ok', 'succeeded', 0],
+      ['msg_29d_failed', 'failed', 29 * day],
+      ['msg_31d_ok', 'succeeded', 31 * day],
+      ['msg_45d_failed', 'failed', 45 * day],
+      ['msg_60d_pending', 'pending', 60 * day],
+      ['msg_40d_retried', 'failed', 40 * day],
+    ] as const;
+    for (const [id, status, age] of deliveries) {
+      await h.database.db
+        .insertInto('webhook_deliveries')
+        .values({
+          _id: id,
+          tenant_id: tenant,
+          webhook_id: hookId,
+          event_id: `evt_${id}`,
+          type: 'ping',
+          payload: '{}',
+          status,
+          attempts: 2,
+          last_status_code: null,
+          last_error: null,
+          next_attempt_at: null,
+          created_at: at(age),
+          updated_at: at(age),
+        })
+        .execute();
+      for (const attempt of [1, 2])
+        await h.database.db
+          .insertInto('webhook_delivery_attempts')
+          .values({
+            _id: `${id}_${attempt}`,
+            tenant_id: tenant,
+            webhook_id: hookId,
+            delivery_id: id,
+            attempt,
+            status_code: 500,
+            error: null,
+            started_at: at(age),
+            finished_at: at(age),
+            duration_ms: 1,
+            created_at: at(age),
+            updated_at: at(age),
+          })
+          .execute();
+    }
+    // A retry makes an old failed delivery pending again (and touches it): it stays.
+    const retried = await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/msg_40d_retried/retry`, token: tenantToken });
+    expect(retried.statusCode, retried.body).toBe(202);
+    // Outbox events: dispatched long ago, recently, and not yet (never removed).
+    for (const [id, dispatchedAge] of [
+      ['evt_dispatched_31d', 31 * day],
+      ['evt_dispatched_2d', 2 * day],
+      ['evt_undispatched', null],
+    ] as const) {
+      await h.database.db
+        .insertInto('outbox_events')
+        .values({
+          _id: id,
+          created_at: at(40 * day),
+          tenant_id: tenant,
+          type: 'ping',
+          resource: 'webhooks',
+          record_id: hookId,
+          audit_id: 'a',
+          data: h.database.dialect.toDb('object', {}),
+          dispatched_at: dispatchedAge === null ? null : at(dispatchedAge),
+        })
+        .execute();
+    }
+    const kept = async () => (await h.database.db.selectFrom('webhook_deliveries').select('_id').where('webhook_id', '=', hookId).orderBy('_id').execute()).map((row) => row._id);
+    const attemptsKept = async () => (await h.database.db.selectFrom('webhook_delivery_attempts').select('delivery_id').where('webhook_id', '=', hookId).execute()).map((row) => row.delivery_id);
+    const events = async () =>
+      (await h.database.db.selectFrom('outbox_events').select('_id').where('record_id', '=', hookId).where('type', '=', 'ping').orderBy('_id').execute()).map((row) => row._id);
+
+    // Configured longer: only what is past that window goes.
+    await runAt(now, { deliveryHistoryDays: 40 });
+    expect(await kept()).toEqual(['msg_29d_failed', 'msg_31d_ok', 'msg_40d_retried', 'msg_60d_pending', 'msg_fresh_ok']);
+    await runAt(now);
+    expect(await kept()).toEqual(['msg_29d_failed', 'msg_40d_retried', 'msg_60d_pending', 'msg_fresh_ok']);
+    expect([...new Set(await attemptsKept())].sort()).toEqual(await kept());
+    expect(await events()).toEqual(['evt_dispatched_2d', 'evt_undispatched']);
+    // The API lists what is left.
+    const listed = await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?per_page=100`, token: tenantToken });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect((listed.json().items as { _id: string }[]).map((item) => item._id).sort()).toEqual(await kept());
+  });
+
+  it('removes more delivery history than one batch holds, in batches', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: tenantToken, body: { url: 'https://93.184.216.34/bulk', events: ['ping'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = String(created.json()._id);
+    const old = h.database.dialect.toDb('timestamp', new Date(Date.now() - 90 * day).toISOString());
+    const rows = Array.from({ length: 1_234 }, (_, i) => ({
+      _id: `msg_bulk_${String(i).padStart(5, '0')}`,
+      tenant_id: tenant,
+      webhook_id: hookId,
+      event_id: `evt_bulk_${i}`,
+      type: 'ping',
+      payload: '{}',
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+      created_at: old,
+      updated_at: old,
+    }));
+    for (let i = 0; i < rows.length; i += 50)
+      await h.database.db
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + 50))
+        .execute();
+    const report = await purgeDeliveryHistory(h.database, Date.now(), 30);
+    expect(report.deliveries).toBeGreaterThanOrEqual(1_234);
+    expect(await h.database.db.selectFrom('webhook_deliveries').select('_id').where('webhook_id', '=', hookId).execute()).toEqual([]);
+  });
+
+  it('removes sign-in challenges a day after they expired', async () => {
+    const now = Date.now();
+    const hour = 60 * 60 * 1000;
+    for (const [id, expiredAgo] of [
+      ['otp_live', -5 * 60 * 1000],
+      ['otp_expired_1h', hour],
+      ['otp_expired_25h', 25 * hour],
+    ] as const) {
+      await h.database.db
+        .insertInto('otp_challenges')
+        .values({
+          _id: id,
+          tenant_id: tenant,
+          channel: 'email',
+          destination_key: 'k',
+          user_id: null,
+          code_hash: 'h',
+          attempts: 0,
+          created_at: now - expiredAgo - 600_000,
+          expires_at: now - expiredAgo,
+          used_at: null,
+        })
+        .execute();
+      await h.database.db
+        .insertInto('mfa_challenges')
+        .values({ token_hash: `mfa_${id}`, user_id: 'u', attempts: 0, expires_at: now - expiredAgo, used_at: null })
+        .execute();
+    }
+    await runAt(now);
+    expect((await h.database.db.selectFrom('otp_challenges').select('_id').where('_id', 'like', 'otp_%').orderBy('_id').execute()).map((row) => row._id)).toEqual(['otp_expired_1h', 'otp_live']);
+    expect((await h.database.db.selectFrom('mfa_challenges').select('token_hash').where('token_hash', 'like', 'mfa_otp_%').orderBy('token_hash').execute()).map((row) => row.token_hash)).toEqual([
+      'mfa_otp_expired_1h',
+      'mfa_otp_live',
+    ]);
   });
 
   it('erases the contact_email of a tenant node TENANT_CONTACT_RETENTION_DAYS after its deletion: row, audit values and outbox; live nodes keep theirs', async () => {

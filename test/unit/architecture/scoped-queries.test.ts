@@ -17,13 +17,14 @@ const resourceTables = new Set(resources.map((r) => r.table));
  */
 const tenantOwnedTables: Readonly<Record<string, { readonly owners: readonly string[]; readonly reason: string }>> = {
   [webhookDeliveries.table]: {
-    owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/webhook-admin.ts'],
+    owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/webhook-admin.ts', 'src/webhooks/delivery-retention.ts'],
     reason:
-      "the dispatcher fans out, claims and records attempts for every tenant (a system worker) and reports the queue depth; the admin retries and pings only after finding the webhook in the caller's scope, by that webhook's id (reads go through scoped(webhookDeliveries))",
+      "the dispatcher fans out, claims and records attempts for every tenant (a system worker) and reports the queue depth; the admin retries and pings only after finding the webhook in the caller's scope, by that webhook's id (reads go through scoped(webhookDeliveries)); retention removes every tenant's finished old rows (a system job)",
   },
   [webhookDeliveryAttempts.table]: {
-    owners: ['src/webhooks/dispatcher.ts'],
-    reason: 'the dispatcher writes one row per attempt, in the transaction of the outcome; the list reads through scoped(webhookDeliveryAttempts)',
+    owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/delivery-retention.ts'],
+    reason:
+      'the dispatcher writes one row per attempt, in the transaction of the outcome; the list reads through scoped(webhookDeliveryAttempts); retention removes them with their delivery (a system job)',
   },
   webhook_received: {
     owners: ['src/webhooks/incoming.ts', 'src/webhooks/received-retention.ts'],
