@@ -3,6 +3,7 @@ import { api, describeError, etagOf } from '../api.js';
 import { timeIn } from '../days.js';
 import type { Booking, ListPage, Product } from '../records.js';
 import { Notice } from './notice.js';
+import { DataTable } from './data-table.js';
 
 const statusText: Record<Booking['status'], string> = { active: 'Active', cancelled: 'Cancelled', completed: 'Completed' };
 
@@ -52,41 +53,24 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
       <p class="help">
         Bookings that have not ended, earliest first; times in {zone}.{page.total > page.items.length ? ` Showing the first ${page.items.length} of ${page.total}.` : ''}
       </p>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Bookings of {props.product.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Start</th>
-              <th scope="col">End</th>
-              <th scope="col">Units</th>
-              <th scope="col">Reference</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((booking) => (
-              <tr key={booking._id}>
-                <th scope="row">{timeIn(booking.start_time, zone)}</th>
-                <td>{timeIn(booking.end_time, zone)}</td>
-                <td>{booking.quantity}</td>
-                <td>{booking.reference ?? '—'}</td>
-                <td>{statusText[booking.status]}</td>
-                <td class="actions">
-                  {booking.status === 'active' && (
-                    <button type="button" class="danger" onClick={() => void cancel(booking)}>
-                      Cancel booking
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={`Bookings of ${props.product.name}`} headings={['Start', 'End', 'Units', 'Reference', 'Status', { hidden: 'Actions' }]}>
+        {page.items.map((booking) => (
+          <tr key={booking._id}>
+            <th scope="row">{timeIn(booking.start_time, zone)}</th>
+            <td>{timeIn(booking.end_time, zone)}</td>
+            <td>{booking.quantity}</td>
+            <td>{booking.reference ?? '—'}</td>
+            <td>{statusText[booking.status]}</td>
+            <td class="actions">
+              {booking.status === 'active' && (
+                <button type="button" class="danger" onClick={() => void cancel(booking)}>
+                  Cancel booking
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {page.items.length === 0 && <p>No upcoming bookings.</p>}
     </section>
   );

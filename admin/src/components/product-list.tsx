@@ -1,38 +1,25 @@
 import type { Product } from '../records.js';
+import { DataTable } from './data-table.js';
 
 const statusText: Record<Product['status'], string> = { active: 'Active', maintenance: 'Maintenance', retired: 'Retired' };
 
 /** The tenant's products; a product's name is the button that shows its occupancy. */
 export function ProductList(props: { products: readonly Product[]; chosen: string | undefined; onChoose: (product: Product) => void }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Products of this tenant</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">City</th>
-            <th scope="col">Units</th>
-            <th scope="col">Status</th>
-            <th scope="col">Published</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.products.map((product) => (
-            <tr key={product._id} class={product._id === props.chosen ? 'chosen' : ''}>
-              <th scope="row">
-                <button type="button" class="link" aria-pressed={product._id === props.chosen} onClick={() => props.onChoose(product)}>
-                  {product.name}
-                </button>
-              </th>
-              <td>{product.city}</td>
-              <td>{product.total_items}</td>
-              <td>{statusText[product.status]}</td>
-              <td>{product.is_published ? 'Yes' : 'No'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Products of this tenant" headings={['Name', 'City', 'Units', 'Status', 'Published']}>
+      {props.products.map((product) => (
+        <tr key={product._id} class={product._id === props.chosen ? 'chosen' : ''}>
+          <th scope="row">
+            <button type="button" class="link" aria-pressed={product._id === props.chosen} onClick={() => props.onChoose(product)}>
+              {product.name}
+            </button>
+          </th>
+          <td>{product.city}</td>
+          <td>{product.total_items}</td>
+          <td>{statusText[product.status]}</td>
+          <td>{product.is_published ? 'Yes' : 'No'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

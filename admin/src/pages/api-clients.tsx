@@ -4,6 +4,7 @@ import { Dialog } from '../components/dialog.js';
 import { downloadUrl, generateKeyPair } from '../components/key-pair.js';
 import { Notice } from '../components/notice.js';
 import { session } from '../session.js';
+import { DataTable } from '../components/data-table.js';
 
 interface ClientKey {
   readonly kid: string;
@@ -231,71 +232,55 @@ export function ApiClients() {
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
       {created && <Created client={created} />}
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">API clients of this tenant</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Client ID</th>
-              <th scope="col">Level</th>
-              <th scope="col">Capabilities</th>
-              <th scope="col">Keys</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sorted.map((client) => (
-              <tr key={client._id}>
-                <th scope="row">{client.name}</th>
-                <td>
-                  <code>{client.client_id}</code>
-                </td>
-                <td>{client.level}</td>
-                <td>
-                  <details>
-                    <summary>{client.capabilities.length}</summary>
-                    <ul class="plain">
-                      {client.capabilities.map((c) => (
-                        <li key={c}>{c}</li>
-                      ))}
-                    </ul>
-                  </details>
-                </td>
-                <td>
-                  <ul class="plain">
-                    {client.keys.map((k) => (
-                      <li key={k.kid}>
-                        <code>{k.kid.slice(0, 12)}</code> {k.alg}
-                        {k.active_until ? `, until ${new Date(k.active_until).toLocaleString()}` : ''}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>{client.disabled ? 'Disabled' : 'Active'}</td>
-                <td class="actions">
-                  <button type="button" class="secondary" onClick={() => setDialog({ kind: 'rotate', client })}>
-                    Rotate key
-                  </button>
-                  {client.disabled ? (
-                    <button type="button" class="secondary" onClick={() => void setDisabled(client, false)}>
-                      Enable
-                    </button>
-                  ) : (
-                    <button type="button" class="secondary" onClick={() => void setDisabled(client, true)}>
-                      Disable
-                    </button>
-                  )}
-                  <button type="button" class="danger" onClick={() => setDialog({ kind: 'delete', client })}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="API clients of this tenant" headings={['Name', 'Client ID', 'Level', 'Capabilities', 'Keys', 'Status', 'Actions']}>
+        {sorted.map((client) => (
+          <tr key={client._id}>
+            <th scope="row">{client.name}</th>
+            <td>
+              <code>{client.client_id}</code>
+            </td>
+            <td>{client.level}</td>
+            <td>
+              <details>
+                <summary>{client.capabilities.length}</summary>
+                <ul class="plain">
+                  {client.capabilities.map((c) => (
+                    <li key={c}>{c}</li>
+                  ))}
+                </ul>
+              </details>
+            </td>
+            <td>
+              <ul class="plain">
+                {client.keys.map((k) => (
+                  <li key={k.kid}>
+                    <code>{k.kid.slice(0, 12)}</code> {k.alg}
+                    {k.active_until ? `, until ${new Date(k.active_until).toLocaleString()}` : ''}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>{client.disabled ? 'Disabled' : 'Active'}</td>
+            <td class="actions">
+              <button type="button" class="secondary" onClick={() => setDialog({ kind: 'rotate', client })}>
+                Rotate key
+              </button>
+              {client.disabled ? (
+                <button type="button" class="secondary" onClick={() => void setDisabled(client, false)}>
+                  Enable
+                </button>
+              ) : (
+                <button type="button" class="secondary" onClick={() => void setDisabled(client, true)}>
+                  Disable
+                </button>
+              )}
+              <button type="button" class="danger" onClick={() => setDialog({ kind: 'delete', client })}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <Dialog title="New API client" open={dialog?.kind === 'create'} onClose={() => setDialog(undefined)}>
         <CreateClient onCancel={() => setDialog(undefined)} onCreated={(client) => (setCreated(client), setDialog(undefined), void load())} />
       </Dialog>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { Notice } from '../components/notice.js';
+import { DataTable } from '../components/data-table.js';
 
 interface AuditEntry {
   readonly _id: string;
@@ -113,43 +114,26 @@ export function AuditLog() {
       </form>
       <Notice kind="error">{error}</Notice>
       <p role="status">{result.total} entries</p>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Audit entries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Resource</th>
-              <th scope="col">Record</th>
-              <th scope="col">
-                <span class="visually-hidden">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.items.map((entry) => (
-              <tr key={entry._id}>
-                <td>{new Date(entry.created_at).toLocaleString()}</td>
-                <td>
-                  {entry.actor_type} <code>{entry.actor_id.slice(0, 13)}</code>
-                </td>
-                <td>{entry.action}</td>
-                <td>{entry.resource}</td>
-                <td>
-                  <code>{entry.record_id?.slice(0, 13) ?? '—'}</code>
-                </td>
-                <td>
-                  <button type="button" class="secondary" onClick={() => setOpen(entry)}>
-                    Changes
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Audit entries, newest first" headings={['Time', 'Actor', 'Action', 'Resource', 'Record', { hidden: 'Details' }]}>
+        {result.items.map((entry) => (
+          <tr key={entry._id}>
+            <td>{new Date(entry.created_at).toLocaleString()}</td>
+            <td>
+              {entry.actor_type} <code>{entry.actor_id.slice(0, 13)}</code>
+            </td>
+            <td>{entry.action}</td>
+            <td>{entry.resource}</td>
+            <td>
+              <code>{entry.record_id?.slice(0, 13) ?? '—'}</code>
+            </td>
+            <td>
+              <button type="button" class="secondary" onClick={() => setOpen(entry)}>
+                Changes
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <nav class="pager" aria-label="Pages">
         <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
           Previous page

@@ -6,6 +6,7 @@ import { Notice } from '../components/notice.js';
 import { UserRow } from '../components/user-row.js';
 import type { ListPage, User, UserRole } from '../records.js';
 import { session } from '../session.js';
+import { DataTable } from '../components/data-table.js';
 
 /** Users: the tenant's users; create staff or admins, change roles, disable or enable. */
 export function Users() {
@@ -53,28 +54,11 @@ export function Users() {
       <p class="help">
         {page.total} users{page.total > page.items.length ? `, the first ${page.items.length} shown` : ''}. Changes need your authenticator sign-in (TOTP), which this console session has.
       </p>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Users of this tenant</caption>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">TOTP</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((user) => (
-              <UserRow key={`${user._id}-${user.role}`} user={user} self={user._id === self} onRole={changeRole} onStatus={changeStatus} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Users of this tenant" headings={['E-mail', 'Name', 'Role', 'TOTP', 'Status', { hidden: 'Actions' }]}>
+        {page.items.map((user) => (
+          <UserRow key={`${user._id}-${user.role}`} user={user} self={user._id === self} onRole={changeRole} onStatus={changeStatus} />
+        ))}
+      </DataTable>
       <Dialog title="New user" open={creating} onClose={() => setCreating(false)}>
         <CreateUser onCancel={() => setCreating(false)} onCreated={(user) => (setCreating(false), setMessage(`${user.email} created.`), void load())} />
       </Dialog>

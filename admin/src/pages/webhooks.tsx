@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { Notice } from '../components/notice.js';
+import { DataTable } from '../components/data-table.js';
 
 interface Webhook {
   readonly _id: string;
@@ -90,39 +91,22 @@ function Deliveries(props: { webhook: Webhook }) {
       <button type="button" class="secondary" onClick={() => void act(`${base}/test`, 'Test ping queued.')}>
         Send test ping
       </button>
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Deliveries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((d) => (
-              <tr key={d._id}>
-                <td>{new Date(d.created_at).toLocaleString()}</td>
-                <td>{d.type}</td>
-                <td>{d.status}</td>
-                <td>{d.attempts}</td>
-                <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-                <td>
-                  <button type="button" class="secondary" onClick={() => void act(`${base}/deliveries/${encodeURIComponent(d._id)}/retry`, 'Retry queued.')}>
-                    Retry
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Deliveries, newest first" headings={['Time', 'Event', 'Status', 'Attempts', 'Last answer', { hidden: 'Actions' }]}>
+        {items.map((d) => (
+          <tr key={d._id}>
+            <td>{new Date(d.created_at).toLocaleString()}</td>
+            <td>{d.type}</td>
+            <td>{d.status}</td>
+            <td>{d.attempts}</td>
+            <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+            <td>
+              <button type="button" class="secondary" onClick={() => void act(`${base}/deliveries/${encodeURIComponent(d._id)}/retry`, 'Retry queued.')}>
+                Retry
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -158,35 +142,20 @@ export function Webhooks() {
           </pre>
         </section>
       )}
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Webhooks of this tenant</caption>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {webhooks.map((w) => (
-              <tr key={w._id}>
-                <th scope="row">{w.url}</th>
-                <td>{w.events.join(', ')}</td>
-                <td>{w.active ? 'Active' : 'Inactive'}</td>
-                <td>
-                  <button type="button" class="secondary" onClick={() => setSelected(w)}>
-                    Deliveries
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Webhooks of this tenant" headings={['URL', 'Events', 'Status', { hidden: 'Actions' }]}>
+        {webhooks.map((w) => (
+          <tr key={w._id}>
+            <th scope="row">{w.url}</th>
+            <td>{w.events.join(', ')}</td>
+            <td>{w.active ? 'Active' : 'Inactive'}</td>
+            <td>
+              <button type="button" class="secondary" onClick={() => setSelected(w)}>
+                Deliveries
+              </button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <Dialog title="New webhook" open={creating} onClose={() => setCreating(false)}>
         <CreateWebhook onCreated={(value) => (setSecret(value), setCreating(false), void load())} />
       </Dialog>
