@@ -8,12 +8,18 @@
  * holdings queries are built by `holdingsQuery` (src/booking/holdings.ts), the very builder
  * `holdingsOf` runs, with the widest look-back (a product with no recorded span); the
  * conflicts of a 409 are the same query under the caller's tenant scope, as
- * `readableConflicts` (src/booking/capacity.ts) runs it. See BENCHMARKS.md.
+ * `readableConflicts` (src/booking/capacity.ts) runs it. On PostgreSQL each query is also
+ * run 2 000 times as the service sends it (an unnamed statement, parsed and planned at every
+ * execution) and as a named prepared statement (planned once per connection), reporting
+ * the server process's CPU per execution where it runs on this machine (/proc). See
+ * BENCHMARKS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
 import { buildOperatorServices } from '../cli/operator-services.js';
 import { maxBookingMs } from '../src/booking/booking-spans.js';
 import { holdingsQuery } from '../src/booking/holdings.js';
@@ -44,6 +50,50 @@ async function report(database: Database, name: string, query: CompiledQuery): P
   times.sort((a, b) => a - b);
   console.log(`== ${name}: ${rows} rows, median ${(times[10] ?? Number.NaN).toFixed(3)} ms`);
   for (const line of lines) console.log(`   ${line.length > 240 ? `${line.slice(0, 240)}…` : line}`);
+}
+
+/**
+ * PostgreSQL: `query` executed `runs` times unnamed (as the service sends every statement)
+ * and `runs` times as a named prepared statement, in alternating blocks on one connection
+ * after a warm-up of each: CPU of the server process per execution (left out when the
+ * server is not on this machine) and wall time.
+ */
+async function reportPrepared(connectionString: string, query: CompiledQuery, runs = 2_000): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+    const serverTicks = (): number => {
+      try {
+        const fields = (readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+        return Number(fields[11]) + Number(fields[12]);
+      } catch {
+        return Number.NaN;
+      }
+    };
+    const values = [...query.parameters];
+    const block = async (named: boolean, count: number) => {
+      for (let i = 0; i < count; i += 1) await client.query(named ? { name: 'explained', text: query.sql, values } : { text: query.sql, values });
+    };
+    await block(false, 50);
+    await block(true, 50);
+    const totals = { unnamed: { ticks: 0, ms: 0 }, prepared: { ticks: 0, ms: 0 } };
+    for (let round = 0; round < 4; round += 1) {
+      for (const named of [false, true]) {
+        const ticks = serverTicks();
+        const started = performance.now();
+        await block(named, runs / 4);
+        const total = totals[named ? 'prepared' : 'unnamed'];
+        total.ms += performance.now() - started;
+        total.ticks += serverTicks() - ticks;
+      }
+    }
+    // Clock ticks of 10 ms (USER_HZ 100).
+    const perExecution = ({ ticks, ms }: { ticks: number; ms: number }) => `${Number.isNaN(ticks) ? '' : `server CPU ${((ticks * 10) / runs).toFixed(3)} ms, `}wall ${(ms / runs).toFixed(3)} ms`;
+    console.log(`   per execution: unnamed ${perExecution(totals.unnamed)}; prepared ${perExecution(totals.prepared)}`);
+  } finally {
+    await client.end();
+  }
 }
 
 const url = process.env.DATABASE_URL;
@@ -97,7 +147,10 @@ try {
     ["readableConflicts: the conflicts of a 409, under the caller's scope", holdings([contended], Date.parse(String(next.start_time)), Date.parse(String(next.end_time)), caller)],
   ];
   if (dialect.name === 'postgres') await sql`analyze`.execute(database.db);
-  for (const [name, query] of queries) await report(database, dialect.name === 'postgres' ? name : `${name} (no statistics)`, query);
+  for (const [name, query] of queries) {
+    await report(database, dialect.name === 'postgres' ? name : `${name} (no statistics)`, query);
+    if (throwaway) await reportPrepared(throwaway.url, query);
+  }
   if (dialect.name === 'sqlite') {
     await sql`analyze`.execute(database.db);
     for (const [name, query] of queries) await report(database, `${name} (after ANALYZE)`, query);
