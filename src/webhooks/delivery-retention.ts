@@ -30,14 +30,16 @@ export async function purgeDeliveryHistory(database: Database, now: number, days
   for (;;) {
     const batch = await database.db.transaction().execute(async (trx) => {
       const ids = (await finishedBefore(trx, cutoff).execute()).map((row) => row._id);
-      if (ids.length === 0) return { deliveries: 0, attempts: 0 };
-      const removedAttempts = await trx.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
-      const removed = await trx.deleteFrom('webhook_deliveries').where('_id', 'in', ids).executeTakeFirst();
-      return { deliveries: Number(removed.numDeletedRows), attempts: Number(removedAttempts.numDeletedRows) };
+      if (ids.length === 0) return { selected: 0, deliveries: 0, attempts: 0 };
+      // The condition again: a delivery retried since the read above is pending and stays
+      // (PostgreSQL re-checks it on the row it waited for), and so do its attempts.
+      const gone = (await trx.deleteFrom('webhook_deliveries').where('_id', 'in', ids).where(finished).where('updated_at', '<', cutoff).returning('_id').execute()).map((row) => row._id);
+      const removedAttempts = gone.length === 0 ? 0 : Number((await trx.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', gone).executeTakeFirst()).numDeletedRows);
+      return { selected: ids.length, deliveries: gone.length, attempts: removedAttempts };
     });
     deliveries += batch.deliveries;
     attempts += batch.attempts;
-    if (batch.deliveries < batchSize) break;
+    if (batch.selected < batchSize) break;
   }
   let outboxEvents = 0;
   for (;;) {
@@ -52,17 +54,16 @@ export async function purgeDeliveryHistory(database: Database, now: number, days
   return { deliveries, attempts, outboxEvents };
 }
 
+/**
+ * A delivery that finished. Literal, as the partial index says it, so the planner proves the
+ * index applies from the SQL alone: with a bound value SQLite re-plans only in builds with
+ * STAT4, PostgreSQL only in a custom plan.
+ */
+const finished = sql<SqlBool>`status <> 'pending'`;
+
 /** One batch of finished deliveries last touched before `cutoff` (its plan is tested). */
 export function finishedBefore(db: Db, cutoff: unknown) {
-  // Literal, as the partial index says it, so the planner proves the index applies from the
-  // SQL alone: with a bound value SQLite re-plans only in builds with STAT4, PostgreSQL only
-  // in a custom plan.
-  return db
-    .selectFrom('webhook_deliveries')
-    .select('_id')
-    .where(sql<SqlBool>`status <> 'pending'`)
-    .where('updated_at', '<', cutoff)
-    .limit(batchSize);
+  return db.selectFrom('webhook_deliveries').select('_id').where(finished).where('updated_at', '<', cutoff).limit(batchSize);
 }
 
 /** One batch of outbox events dispatched before `cutoff` (its plan is tested). */
