@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
 import { retentionSettingsFromConfig, runRetention } from '../../../src/gdpr/retention-job.js';
@@ -195,6 +196,75 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     const report = await purgeDeliveryHistory(h.database, Date.now(), 30);
     expect(report.deliveries).toBeGreaterThanOrEqual(1_234);
     expect(await h.database.db.selectFrom('webhook_deliveries').select('_id').where('webhook_id', '=', hookId).execute()).toEqual([]);
+  });
+
+  // SQLite has one writer: a retry and the purge cannot interleave there.
+  it.runIf(dialect === 'postgres')('keeps a delivery retried while the purge waits for it, with its attempts', async () => {
+    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: tenantToken, body: { url: 'https://93.184.216.34/race', events: ['ping'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = String(created.json()._id);
+    const old = h.database.dialect.toDb('timestamp', new Date(Date.now() - 90 * day).toISOString());
+    await h.database.db
+      .insertInto('webhook_deliveries')
+      .values({
+        _id: 'msg_race',
+        tenant_id: tenant,
+        webhook_id: hookId,
+        event_id: 'evt_race',
+        type: 'ping',
+        payload: '{}',
+        status: 'failed',
+        attempts: 1,
+        last_status_code: 500,
+        last_error: null,
+        next_attempt_at: null,
+        created_at: old,
+        updated_at: old,
+      })
+      .execute();
+    await h.database.db
+      .insertInto('webhook_delivery_attempts')
+      .values({
+        _id: 'msg_race_1',
+        tenant_id: tenant,
+        webhook_id: hookId,
+        delivery_id: 'msg_race',
+        attempt: 1,
+        status_code: 500,
+        error: null,
+        started_at: old,
+        finished_at: old,
+        duration_ms: 1,
+        created_at: old,
+        updated_at: old,
+      })
+      .execute();
+    await h.database.db.connection().execute(async (retrier) => {
+      // A retry that has made the delivery pending but not committed yet.
+      await sql`begin`.execute(retrier);
+      await retrier
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', updated_at: h.database.dialect.toDb('timestamp', new Date().toISOString()) })
+        .where('_id', '=', 'msg_race')
+        .execute();
+      // The purge read the delivery as failed and long finished; its delete waits for the retry's lock.
+      const purge = purgeDeliveryHistory(h.database, Date.now(), 30);
+      await expect
+        .poll(
+          async () =>
+            (await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(h.database.db)).rows[0]
+              ?.waiting,
+          {
+            timeout: 10_000,
+          },
+        )
+        .toBe(1);
+      await sql`commit`.execute(retrier);
+      await purge;
+    });
+    const kept = await h.database.db.selectFrom('webhook_deliveries').select(['_id', 'status']).where('_id', '=', 'msg_race').execute();
+    expect(kept).toEqual([{ _id: 'msg_race', status: 'pending' }]);
+    expect(await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', 'msg_race').execute()).toEqual([{ _id: 'msg_race_1' }]);
   });
 
   it('removes sign-in challenges a day after they expired', async () => {
