@@ -18,9 +18,9 @@ export interface DeliveryHistoryPurge {
  * default: time to look into a receiver's outage and retry what failed, as long as Stripe
  * keeps its events; the payloads copy records, personal data among them, so not for ever).
  * That is deliveries that finished (`succeeded` or `failed`; a retry makes one pending
- * again) with their attempt rows, and outbox events dispatched before the cutoff: a
- * dispatched event is no longer read, its deliveries carry their own payload. Pending
- * deliveries stay whatever their age. Each batch is one transaction, so a delivery never
+ * again) with their attempt rows, then outbox events dispatched before the cutoff that have
+ * no delivery left (the dispatcher no longer reads them; erasure still needs an event while
+ * a delivery of it remains). Pending deliveries stay whatever their age. Each batch is one transaction, so a delivery never
  * loses its attempts without going itself; the indexes of migration 0020 find the rows by age.
  */
 export async function purgeDeliveryHistory(database: Database, now: number, days: number): Promise<DeliveryHistoryPurge> {
@@ -66,7 +66,17 @@ export function finishedBefore(db: Db, cutoff: unknown) {
   return db.selectFrom('webhook_deliveries').select('_id').where(finished).where('updated_at', '<', cutoff).limit(batchSize);
 }
 
-/** One batch of outbox events dispatched before `cutoff` (its plan is tested). */
+/**
+ * One batch of outbox events dispatched before `cutoff` whose deliveries are all gone (its
+ * plan is tested). Erasure reaches a delivery's payload through its event
+ * (`rewriteOutboxData`), so an event stays as long as any of its deliveries does: one still
+ * pending, or finished within the window.
+ */
 export function dispatchedBefore(db: Db, cutoff: unknown) {
-  return db.selectFrom('outbox_events').select('_id').where('dispatched_at', '<', cutoff).limit(batchSize);
+  return db
+    .selectFrom('outbox_events')
+    .select('_id')
+    .where('dispatched_at', '<', cutoff)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries._id').whereRef('webhook_deliveries.event_id', '=', 'outbox_events._id'))))
+    .limit(batchSize);
 }

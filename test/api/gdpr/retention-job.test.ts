@@ -73,7 +73,7 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     expect((listed.json().items as { _id: string }[]).map((item) => item._id).sort()).toEqual(['evt_6d', 'evt_fresh']);
   });
 
-  it('removes finished deliveries with their attempts and dispatched outbox events after WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default); pending ones stay', async () => {
+  it('removes finished deliveries with their attempts, then dispatched outbox events without deliveries, after WEBHOOK_DELIVERY_RETENTION_DAYS (30 by default); pending ones stay', async () => {
     const created = await h.request({ method: 'POST', url: '/v1/webhooks', token: tenantToken, body: { url: 'https://93.184.216.34/hook', events: ['ping'] } });
     expect(created.statusCode, created.body).toBe(201);
     const hookId = String(created.json()._id);
@@ -129,11 +129,16 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     // A retry makes an old failed delivery pending again (and touches it): it stays.
     const retried = await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/msg_40d_retried/retry`, token: tenantToken });
     expect(retried.statusCode, retried.body).toBe(202);
-    // Outbox events: dispatched long ago, recently, and not yet (never removed).
+    // Outbox events: dispatched long ago, recently, and not yet (never removed); and the
+    // events of three deliveries above, dispatched long ago. Erasure reaches a delivery's
+    // payload through its event, so an event stays while a delivery of it does.
     for (const [id, dispatchedAge] of [
       ['evt_dispatched_31d', 31 * day],
       ['evt_dispatched_2d', 2 * day],
       ['evt_undispatched', null],
+      ['evt_msg_60d_pending', 60 * day],
+      ['evt_msg_45d_failed', 45 * day],
+      ['evt_msg_29d_failed', 35 * day],
     ] as const) {
       await h.database.db
         .insertInto('outbox_events')
@@ -161,7 +166,7 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     await runAt(now);
     expect(await kept()).toEqual(['msg_29d_failed', 'msg_40d_retried', 'msg_60d_pending', 'msg_fresh_ok']);
     expect([...new Set(await attemptsKept())].sort()).toEqual(await kept());
-    expect(await events()).toEqual(['evt_dispatched_2d', 'evt_undispatched']);
+    expect(await events()).toEqual(['evt_dispatched_2d', 'evt_msg_29d_failed', 'evt_msg_60d_pending', 'evt_undispatched']);
     // The API lists what is left.
     const listed = await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries?per_page=100`, token: tenantToken });
     expect(listed.statusCode, listed.body).toBe(200);

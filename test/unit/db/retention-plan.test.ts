@@ -27,6 +27,9 @@ describe('the delivery history purge on sqlite', () => {
   });
 
   it('finds dispatched outbox events through outbox_events_dispatched_idx', async () => {
-    expect(await plan(dispatchedBefore(database.db, cutoff).compile())).toMatch(/USING (COVERING )?INDEX outbox_events_dispatched_idx \(dispatched_at<\?\)/);
+    const found = await plan(dispatchedBefore(database.db, cutoff).compile());
+    expect(found).toMatch(/USING (COVERING )?INDEX outbox_events_dispatched_idx \(dispatched_at<\?\)/);
+    // And whether a delivery of the event is left, by its event index.
+    expect(found).toMatch(/SEARCH webhook_deliveries USING (COVERING )?INDEX webhook_deliveries_event_idx \(event_id=\?\)/);
   });
 });
