@@ -5,7 +5,7 @@ import type { Database } from '../db/dialect.js';
  * presented in this time is still refused as `expired` in the audit trail rather than as
  * unknown; after it, nothing about the attempt is worth keeping.
  */
-export const expiredChallengeGraceMs = 24 * 60 * 60 * 1000;
+const expiredChallengeGraceMs = 24 * 60 * 60 * 1000;
 
 export interface ChallengePurge {
   /** One-time-code challenges (`otp_challenges`). */

@@ -9,7 +9,7 @@ export interface DeliveryHistoryPurge {
   /** Finished deliveries removed, with their attempts. */
   readonly deliveries: number;
   readonly attempts: number;
-  /** Outbox events removed: dispatched longer ago than the window. */
+  /** Outbox events removed: dispatched longer ago than the window, with no delivery left. */
   readonly outboxEvents: number;
 }
 
@@ -20,8 +20,9 @@ export interface DeliveryHistoryPurge {
  * That is deliveries that finished (`succeeded` or `failed`; a retry makes one pending
  * again) with their attempt rows, then outbox events dispatched before the cutoff that have
  * no delivery left (the dispatcher no longer reads them; erasure still needs an event while
- * a delivery of it remains). Pending deliveries stay whatever their age. Each batch is one transaction, so a delivery never
- * loses its attempts without going itself; the indexes of migration 0020 find the rows by age.
+ * a delivery of it remains). Pending deliveries stay whatever their age. Each batch is one
+ * transaction, so a delivery never loses its attempts without going itself; the indexes of
+ * migration 0020 find the rows by age.
  */
 export async function purgeDeliveryHistory(database: Database, now: number, days: number): Promise<DeliveryHistoryPurge> {
   const cutoff = database.dialect.toDb('timestamp', new Date(now - days * 24 * 60 * 60 * 1000).toISOString());
@@ -69,7 +70,7 @@ export function finishedBefore(db: Db, cutoff: unknown) {
 /**
  * One batch of outbox events dispatched before `cutoff` whose deliveries are all gone (its
  * plan is tested). Erasure reaches a delivery's payload through its event
- * (`rewriteOutboxData`), so an event stays as long as any of its deliveries does: one still
+ * (`rewriteOutboxData`), so an event stays while one of its deliveries does: one still
  * pending, or finished within the window.
  */
 export function dispatchedBefore(db: Db, cutoff: unknown) {
