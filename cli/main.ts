@@ -30,6 +30,8 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
   token --client ID --key FILE [--scope "a:b c:d"] [--dpop] [--dpop-key FILE] [--kid K] [--url URL]
                               (an access token from the running service at --url, default PUBLIC_URL)
   retention run [--dry-run]   (applies every retention policy now; --dry-run only counts)
+  retention run --all         (one whole run of the background retention job now: audit purge, expired
+                              idempotency keys, webhook and sign-in history, tenant contacts, policies)
   backup --to FILE            (SQLite: online, consistent copy of the database and its key files into one tar file)
   restore --from FILE [--force]
                               (SQLite: into DATA_DIR; refused while a server runs there, and into a
@@ -127,8 +129,8 @@ const commands: Record<string, Command> = {
   },
   'retention run': {
     // A boolean flag: parseArgs gives `true` when present.
-    options: { 'dry-run': { type: 'boolean' } },
-    run: (s, v) => s.runRetention(Boolean(v['dry-run'])),
+    options: { 'dry-run': { type: 'boolean' }, all: { type: 'boolean' } },
+    run: (s, v) => s.runRetention(Boolean(v['dry-run']), Boolean(v.all)),
   },
 };
 

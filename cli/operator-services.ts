@@ -12,6 +12,7 @@ import type { QueryString } from '../src/query/list-query.js';
 import { asSystem } from '../src/core/principal.js';
 import type { TenantScope } from '../src/core/principal.js';
 import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
+import { retentionRowCounts, retentionSettingsFromConfig, runRetention } from '../src/gdpr/retention-job.js';
 import { purgeExpiredAudit, retentionFromConfig } from '../src/services/audit-retention.js';
 import { systemClock } from '../src/core/clock.js';
 import { buildContainer } from '../src/container/container.js';
@@ -56,7 +57,8 @@ interface ActionOutput {
  */
 export async function buildOperatorServices(config: Config, database: Database) {
   const keys = await openSigningKeys(config, Math.floor(systemClock.now() / 1000));
-  const services = buildContainer(config, { database, keys, log: pino({ level: 'warn' }, pino.destination(2)) });
+  const log = pino({ level: 'warn' }, pino.destination(2));
+  const services = buildContainer(config, { database, keys, log });
   const { tenants } = services;
   const system = asSystem();
 
@@ -182,9 +184,17 @@ export async function buildOperatorServices(config: Config, database: Database) 
       return purgeExpiredAudit(database, retentionFromConfig(config), systemClock.now());
     },
 
-    /** Applies every retention policy now (what the background job does); `dryRun` only counts. */
-    async runRetention(dryRun: boolean) {
-      return { dry_run: dryRun, policies: await applyRetentionPolicies(database, systemClock, { dryRun }) };
+    /**
+     * Applies every retention policy now; `dryRun` only counts. With `all`, one whole run of
+     * the background retention job instead (every purge and sweep, then the policies), for
+     * deployments that run it from a scheduler with `AUDIT_PURGE_INTERVAL_MINUTES=0`.
+     */
+    async runRetention(dryRun: boolean, all = false) {
+      if (!all) return { dry_run: dryRun, policies: await applyRetentionPolicies(database, systemClock, { dryRun }) };
+      if (dryRun) throw validationError([{ field: '--dry-run', message: 'counts the retention policies only; it cannot be combined with --all' }]);
+      const report = await runRetention(database, retentionSettingsFromConfig(config), systemClock, log);
+      // The rows by kind, as `retention_rows_total` counts them; the audit cutoffs as `audit purge` prints them.
+      return { all: true, rows: retentionRowCounts(report), audit_cutoffs: report.audit.cutoffs, policies: report.policies };
     },
   };
 }

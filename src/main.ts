@@ -11,7 +11,7 @@ import { exitAfterLogs, exitOnFatalError, logDestination } from './observability
 import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
-import { retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
+import { retentionRowCounts, retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
 import { keepPlannerStatisticsCurrent } from './db/planner-statistics.js';
 import { openSigningKeys } from './signing-key-source.js';
 
@@ -48,7 +48,9 @@ async function main(): Promise<void> {
     );
   }, 60_000);
   keyReload.unref();
-  const stopRetention = startRetentionJob(database, retentionSettingsFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log);
+  const stopRetention = startRetentionJob(database, retentionSettingsFromConfig(config), config.auditPurgeIntervalMinutes, systemClock, log, (attempt) =>
+    app.metrics.retentionAttempt(attempt.outcome, attempt.outcome === 'finished' ? retentionRowCounts(attempt.report) : {}, systemClock.now()),
+  );
   const stopStatistics = keepPlannerStatisticsCurrent(database, log);
   app.dispatcher.start();
 

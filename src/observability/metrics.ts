@@ -36,6 +36,9 @@ export class Metrics {
   readonly #otpMessages: Counter<'channel' | 'outcome'>;
   readonly #otpDailyUsed: Gauge<'channel'>;
   readonly #webhookDeliveries: Counter<'outcome'>;
+  readonly #retentionRuns: Counter<'outcome'>;
+  readonly #retentionRows: Counter<'kind'>;
+  readonly #retentionLastFinished: Gauge;
   #processMetrics = false;
 
   constructor(options: MetricsOptions = {}) {
@@ -68,6 +71,23 @@ export class Metrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.#retentionRuns = new Counter({
+      name: 'retention_runs_total',
+      help: 'Scheduled retention job attempts on this instance, by outcome (finished, skipped: another instance held the interval, failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#retentionRows = new Counter({
+      name: 'retention_rows_total',
+      help: 'Rows the retention job removed (cleared, for tenant contacts and anonymising policies), by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.#retentionLastFinished = new Gauge({
+      name: 'retention_last_finished_timestamp_seconds',
+      help: 'When this instance last finished a retention run (Unix seconds); 0 until it has. Alert when no instance has finished one for several intervals.',
+      registers,
+    });
     if (options.tokenSigner !== undefined) {
       // An info metric: a fallback to the slower signer is visible on every dashboard.
       new Gauge({ name: 'access_token_signer_info', help: 'What signs access tokens: libcrypto (the system OpenSSL) or node (node:crypto, the fallback).', labelNames: ['signer'], registers }).set(
@@ -98,6 +118,13 @@ export class Metrics {
   /** A webhook delivery attempt, by outcome. */
   webhookAttempt(outcome: string): void {
     this.#webhookDeliveries.inc({ outcome });
+  }
+
+  /** A scheduled retention attempt ended; a finished one brings its row counts by kind, at `at` (epoch ms). */
+  retentionAttempt(outcome: 'finished' | 'skipped' | 'failed', rows: Readonly<Record<string, number>> = {}, at = Date.now()): void {
+    this.#retentionRuns.inc({ outcome });
+    for (const [kind, count] of Object.entries(rows)) this.#retentionRows.inc({ kind }, count);
+    if (outcome === 'finished') this.#retentionLastFinished.set(at / 1000);
   }
 
   /** An access token was refused from the refused-token cache, with no verification. */

@@ -155,7 +155,7 @@ describe('operator CLI on sqlite', () => {
   );
 
   it(
-    'retention run applies the retention policies; --dry-run only counts',
+    'retention run applies the retention policies; --dry-run only counts; --all runs the whole retention job',
     async () => {
       const tenant = String((onlyJson(await runCli(['tenant', 'create', '--name', 'Retention'], env)) as { _id: string })._id);
       const policy = await runCli(['action', 'run', '--action', 'retention-policies.create', '--tenant', tenant, '--body', JSON.stringify({ category: 'security', retention_days: 36500 })], env);
@@ -169,6 +169,24 @@ describe('operator CLI on sqlite', () => {
         expect(run.code, `${run.stdout} ${run.stderr}`).toBe(0);
         expect(onlyJson(run)).toEqual({ dry_run: args.length === 3, policies: [{ policy: id, category: 'security', action: 'delete', processed: 0, held: 0 }] });
       }
+      // --all: one whole run of the background job, for deployments that schedule it themselves.
+      const storage = await openStorageApp(env);
+      try {
+        const longAgo = Date.now() - 3 * 24 * 60 * 60 * 1000;
+        await storage.database.db.insertInto('mfa_challenges').values({ token_hash: 'cli_expired', user_id: 'u', attempts: 0, expires_at: longAgo, used_at: null }).execute();
+      } finally {
+        await storage.close();
+      }
+      const [all, both] = await Promise.all([runCli(['retention', 'run', '--all'], env), runCli(['retention', 'run', '--all', '--dry-run'], env)]);
+      expect(all.code, `${all.stdout} ${all.stderr}`).toBe(0);
+      expect(onlyJson(all)).toMatchObject({
+        all: true,
+        rows: { mfa_challenges: 1, otp_challenges: 0, audit_data: 0, webhook_deliveries: 0, policy_security_delete: 0 },
+        audit_cutoffs: { data: expect.any(String), security: expect.any(String) },
+        policies: [{ policy: id, processed: 0 }],
+      });
+      expect(both.code).toBe(1);
+      expect(onlyJson(both)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--dry-run' }] });
     },
     slow,
   );

@@ -272,9 +272,15 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
     expect(await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', 'msg_race').execute()).toEqual([{ _id: 'msg_race_1' }]);
   });
 
-  it('removes sign-in challenges a day after they expired', async () => {
+  it("removes sign-in challenges a day after they expired, and the daily caps' counters of days over for a day", async () => {
     const now = Date.now();
     const hour = 60 * 60 * 1000;
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    for (const daysAgo of [0, 1, 2, 3])
+      await h.database.db
+        .insertInto('otp_daily_counts')
+        .values({ day: dayOf(now - daysAgo * day), channel: 'email', sent: 5 })
+        .execute();
     for (const [id, expiredAgo] of [
       ['otp_live', -5 * 60 * 1000],
       ['otp_expired_1h', hour],
@@ -300,12 +306,15 @@ describe.each(dialects)('the retention job on %s', (dialect) => {
         .values({ token_hash: `mfa_${id}`, user_id: 'u', attempts: 0, expires_at: now - expiredAgo, used_at: null })
         .execute();
     }
-    await runAt(now);
+    const report = await runAt(now);
+    expect(report.signInChallenges).toEqual({ otp: 1, mfa: 1, dailyCounts: 2 });
     expect((await h.database.db.selectFrom('otp_challenges').select('_id').where('_id', 'like', 'otp_%').orderBy('_id').execute()).map((row) => row._id)).toEqual(['otp_expired_1h', 'otp_live']);
     expect((await h.database.db.selectFrom('mfa_challenges').select('token_hash').where('token_hash', 'like', 'mfa_otp_%').orderBy('token_hash').execute()).map((row) => row.token_hash)).toEqual([
       'mfa_otp_expired_1h',
       'mfa_otp_live',
     ]);
+    // Today's counter is the one the cap reads; yesterday's ended less than a day ago.
+    expect((await h.database.db.selectFrom('otp_daily_counts').select('day').orderBy('day', 'desc').execute()).map((row) => row.day)).toEqual([dayOf(now), dayOf(now - day)]);
   });
 
   it('erases the contact_email of a tenant node TENANT_CONTACT_RETENTION_DAYS after its deletion: row, audit values and outbox; live nodes keep theirs', async () => {

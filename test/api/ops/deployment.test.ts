@@ -10,6 +10,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openPostgres } from '../../../src/db/postgres.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
+import { parsePrometheus, valueOf } from '../observability/prometheus-text.js';
 import { dpopKey, dpopProof } from '../../support/dpop.js';
 import { freePort } from '../../support/free-port.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
@@ -357,6 +358,23 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
       runs.reduce((x, y) => x + y, 0),
       `runs per instance ${runs.join('/')}`,
     ).toBe(1);
+    // Each instance's /metrics says the same: the one that ran records when it finished.
+    // A finished run is counted after its policies, a moment after its log line.
+    const scrape = () => Promise.all(instances.map(async (instance) => parsePrometheus((await send(`${instance.origin}/metrics`)).body).samples));
+    const scraped = await until(
+      'both attempts to be counted in /metrics',
+      async () => {
+        const samples = await scrape();
+        const total = samples.map((each) => valueOf(each, 'retention_runs_total', { outcome: 'finished' }) + valueOf(each, 'retention_runs_total', { outcome: 'skipped' }));
+        return total.every((n) => n === 1) ? samples : undefined;
+      },
+      30_000,
+    );
+    const counted = (outcome: string) => scraped.map((samples) => valueOf(samples, 'retention_runs_total', { outcome }));
+    expect(counted('finished')).toEqual(runs);
+    expect(counted('skipped')).toEqual(runs.map((n) => 1 - n));
+    const lastFinished = scraped.map((samples) => valueOf(samples, 'retention_last_finished_timestamp_seconds', {}));
+    expect(lastFinished.filter((at) => at > 0 && Math.abs(at * 1000 - Date.now()) < 120_000)).toHaveLength(1);
   }, 120_000);
 
   it('books the last unit of a product once when 100 requests race through both instances', async () => {
