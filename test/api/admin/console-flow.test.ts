@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/core/principal.js';
 import { adminBundle } from '../../support/admin-bundle.js';
 import { launchChromium, seriousAxeViolations } from '../../support/browser.js';
+import { signInToConsole } from '../../support/console-session.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import type { TestKeyPair } from '../../support/keys.js';
@@ -71,22 +71,8 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
       await page.goto(`${address}/admin/`);
 
-      // E-mail one-time password.
-      await page.getByLabel('Tenant ID').fill(tenant);
-      await page.getByLabel('E-mail').fill(adminEmail);
-      await page.getByRole('button', { name: 'Send code' }).click();
-      await waitFor(smtp.messages, 1);
-      await page.getByLabel('One-time code').fill(codeIn(smtp.messages[0]));
-      await page.getByRole('button', { name: 'Verify' }).click();
-
-      // First sign-in: enrol an authenticator from the QR code's key, then step up.
-      await page.getByRole('img', { name: 'QR code of your TOTP key' }).waitFor();
-      const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
-      const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
-      await page.getByLabel('Code from the app').fill(totp.generate());
-      await page.getByRole('button', { name: 'Turn on' }).click();
-      await page.getByLabel('Next code from the app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
-      await page.getByRole('button', { name: 'Continue' }).click();
+      // E-mail one-time password; first sign-in: enrol an authenticator from the QR code's key, then step up.
+      await signInToConsole(page, smtp, tenant, adminEmail);
 
       // Settings → API Clients → New API client, with a key pair made in the browser.
       await page.getByRole('link', { name: 'Settings' }).click();

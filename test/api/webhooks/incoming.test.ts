@@ -2,7 +2,6 @@ import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeReceivedEvents } from '../../../src/webhooks/received-retention.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
@@ -172,30 +171,6 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect(taken.json()).not.toHaveProperty('duplicate');
     expect(await statusOf(orderId)).toBe('confirmed');
     expect((await receive(hookId, body, { 'stripe-signature': stripeSignature(body) })).json()).toMatchObject({ duplicate: true, outcome: 'applied' });
-  });
-
-  it('remembers received event ids for the configured window (7 days by default; the retention job sweeps older ones)', async () => {
-    const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } });
-    const hookId = created.json()._id as string;
-    const day = 24 * 60 * 60 * 1000;
-    const now = Date.now();
-    for (const [eventId, age] of [
-      ['evt_fresh', 0],
-      ['evt_week', 8 * day],
-      ['evt_29d', 29 * day],
-      ['evt_31d', 31 * day],
-      ['evt_90d', 90 * day],
-    ] as const) {
-      await h.database.db
-        .insertInto('webhook_received')
-        .values({ webhook_id: hookId, event_id: eventId, fingerprint: 'f', state: 'done', type: 't', outcome: 'ignored', detail: null, received_at: now - age })
-        .execute();
-    }
-    const kept = async () => (await h.database.db.selectFrom('webhook_received').select('event_id').where('webhook_id', '=', hookId).orderBy('event_id').execute()).map((row) => row.event_id);
-    expect(await purgeReceivedEvents(h.database, now, 30)).toBe(2);
-    expect(await kept()).toEqual(['evt_29d', 'evt_fresh', 'evt_week']);
-    expect(await purgeReceivedEvents(h.database, now)).toBe(2);
-    expect(await kept()).toEqual(['evt_fresh']);
   });
 
   it('refuses senders outside the allowlist and checks the shape of incoming webhooks', async () => {
