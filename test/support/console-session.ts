@@ -54,7 +54,13 @@ export async function checkAndShoot(page: Page, dir: string, name: string): Prom
     await page.setViewportSize({ width, height });
     expect(await seriousAxeViolations(page), `${name} ${suffix}`).toEqual([]);
     const widths = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');
-    if (suffix === 'phone') expect(widths.scroll, `${name} overflows at phone width`).toBeLessThanOrEqual(widths.inner);
+    if (suffix === 'phone' && widths.scroll > widths.inner) {
+      // Name the elements that stick out, so the failure says what to fix.
+      const wide = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
+      );
+      expect(widths.scroll, `${name} overflows at phone width: ${wide.join(', ')}`).toBeLessThanOrEqual(widths.inner);
+    }
     await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });

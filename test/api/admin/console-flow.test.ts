@@ -1,14 +1,11 @@
 import { createPrivateKey } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/core/principal.js';
 import { adminBundle } from '../../support/admin-bundle.js';
 import { launchChromium, seriousAxeViolations } from '../../support/browser.js';
-import { signInToConsole } from '../../support/console-session.js';
+import { checkAndShoot, screenshotDir, signInToConsole } from '../../support/console-session.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import type { TestKeyPair } from '../../support/keys.js';
@@ -17,8 +14,6 @@ import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 
 const adminEmail = 'console-admin@example.test';
 const staffEmail = 'console-staff@example.test';
-// The docs' screenshots are rewritten only on request, so a test run leaves the tree clean.
-const shots = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../docs/admin/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'console-shots-'));
 /** Each console page: screenshot name, how to reach it, its heading. */
 const pages = [
   ['settings', 'Settings', 'Settings'],
@@ -123,7 +118,7 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       await row.getByRole('button', { name: 'Enable' }).waitFor();
 
       // Every page: no serious accessibility violation, at desktop and at phone width; screenshots for the docs.
-      mkdirSync(shots, { recursive: true });
+      const shots = screenshotDir();
       for (const [name, link, heading] of pages) {
         if (link === 'API Clients' || link === 'Webhooks') {
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
@@ -132,19 +127,7 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
         }
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-        for (const [width, height, suffix] of [
-          [1280, 800, 'desktop'],
-          [390, 844, 'phone'],
-        ] as const) {
-          await page.setViewportSize({ width, height });
-          expect(await seriousAxeViolations(page), `${name} ${suffix}`).toEqual([]);
-          const widths = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth })');
-          const wide = await page.evaluate<string[]>(
-            `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 5).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
-          );
-          if (suffix === 'phone') expect(widths.scroll, `${name} overflows at phone width: ${wide.join(', ')}`).toBeLessThanOrEqual(widths.inner);
-          await page.screenshot({ path: join(shots, `${name}-${suffix}.png`), fullPage: true });
-        }
+        await checkAndShoot(page, shots, name);
       }
 
       // Signing out leaves nothing behind in storage.
