@@ -68,7 +68,10 @@ function messageOf(error: ErrorObject, part: InputPart, members: UnknownMembers)
       return refused ?? members.unknown;
     }
     case 'type':
-      return error.instancePath === '' && part === 'body' ? 'must be a JSON object' : typeMessage(error);
+      if (error.instancePath === '' && part === 'body') return 'must be a JSON object';
+      // A query string holds only strings; an array there is a parameter given twice (`?from=…&from=…`).
+      if (part === 'query' && Array.isArray(error.data)) return 'given more than once';
+      return typeMessage(error);
     case 'format':
       return formatMessage(error, String(params.format));
     case 'pattern': {

@@ -10,7 +10,7 @@ import { assertTransition } from './lifecycle.js';
 
 const products = getResource('products');
 
-/** Product statuses that take no new, moved or enlarged booking. */
+/** Product statuses that take no new, moved, enlarged or reactivated booking. */
 export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
 
 /**
@@ -27,12 +27,13 @@ export const bookingHooks: ResourceHooks = {
   },
   async beforeCreate(hook, draft) {
     const booking = draft.values;
-    if (!holds(booking.status)) return draft;
     const period = bookingPeriod(booking);
     if (!period) return draft; // the generic range check answers 400
     const product = await lockedProduct(hook.unit, String(booking.product_id));
     if (!product) return draft; // the reference check answers 400
+    // A product that takes no bookings takes none at all, even one created `cancelled`.
     assertBookable(hook.unit, product);
+    if (!holds(booking.status)) return draft;
     await assertCapacity(hook.unit, Number(product.total_items), { productId: String(product._id), ...period, quantity: Number(booking.quantity ?? 1) });
     return draft;
   },
@@ -41,10 +42,10 @@ export const bookingHooks: ResourceHooks = {
     if (!holds(merged.status)) return;
     const period = bookingPeriod(merged);
     if (!period) return;
-    const reactivated = !holds(previous.status);
-    const moved = merged.start_time !== previous.start_time || merged.end_time !== previous.end_time;
-    const enlarged = Number(merged.quantity) > Number(previous.quantity);
-    if (!reactivated && !moved && !enlarged) return;
+    // A booking that held units and now holds no more at any instant (same or shorter
+    // interval inside the old one, no more units) can break nothing: no product check, no
+    // capacity check, even on a product already over its units or no longer taking bookings.
+    if (holds(previous.status) && holdsNoMore(period, Number(merged.quantity), previous)) return;
     const product = await lockedProduct(hook.unit, String(merged.product_id));
     if (!product) return;
     assertBookable(hook.unit, product);
@@ -76,13 +77,24 @@ async function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefi
   return row;
 }
 
-/** `[start, end)` in epoch ms; `null` when not a valid range (left to the generic check). Longer than 366 days → 400. */
-function bookingPeriod(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
+/** `[start, end)` in epoch ms, or `null` when the values are not a valid range. */
+function periodOf(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
   const start = Date.parse(String(booking.start_time));
   const end = Date.parse(String(booking.end_time));
-  if (!Number.isFinite(start) || !Number.isFinite(end) || end <= start) return null;
-  if (end - start > maxBookingMs) throw validationError([{ field: 'end_time', message: 'a booking lasts at most 366 days' }]);
-  return { start, end };
+  return Number.isFinite(start) && Number.isFinite(end) && end > start ? { start, end } : null;
+}
+
+/** {@link periodOf} of a booking being written: `null` is left to the generic check; longer than 366 days → 400. */
+function bookingPeriod(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
+  const period = periodOf(booking);
+  if (period && period.end - period.start > maxBookingMs) throw validationError([{ field: 'end_time', message: 'a booking lasts at most 366 days' }]);
+  return period;
+}
+
+/** Whether `period` × `quantity` lies within what `previous` held: at no instant more units than before. */
+function holdsNoMore(period: { start: number; end: number }, quantity: number, previous: Row): boolean {
+  const before = periodOf(previous);
+  return before !== null && period.start >= before.start && period.end <= before.end && quantity <= Number(previous.quantity);
 }
 
 /** A product in maintenance or retired takes no booking; an unpublished one none from end users. */

@@ -129,6 +129,13 @@ describe.each(dialects)('availability on %s', (dialect) => {
     expectProblem(await availability(p, 'from=2030-01-02&to=2030-01-01'), 400, 'validation_failed');
     expectProblem(await availability(p, 'from=2030-02-30&to=2030-03-01'), 400, 'validation_failed');
     expectProblem(await availability(p, 'from=2030-01-01&to=2030-01-02&extra=1'), 400, 'validation_failed');
+    // A repeated parameter is named as such, in the same words as the search's.
+    for (const query of ['from=2030-01-01&from=2030-01-01&to=2030-01-02', 'from=2030-01-01&to=2030-01-02&granularity=hour&granularity=day']) {
+      const repeated = expectProblem(await availability(p, query), 400, 'validation_failed');
+      expect(repeated.errors).toEqual([{ field: query.includes('granularity=day') ? 'granularity' : 'from', message: 'given more than once' }]);
+    }
+    const searched = expectProblem(await h.request({ method: 'GET', url: '/v1/availability?from=2030-01-01&from=2030-01-01&to=2030-01-02', token }), 400, 'validation_failed');
+    expect(searched.errors).toEqual([{ field: 'from', message: 'given more than once' }]);
   });
 
   it('offers nothing while the product is in maintenance', async () => {
@@ -216,6 +223,16 @@ describe.each(dialects)('availability on %s', (dialect) => {
         { _id: ids.free, name: 'free', available: 3 },
         { _id: ids.partly, name: 'partly', available: 3 },
       ]);
+    });
+
+    it("resolves dates in each product's zone: a range empty there is a 400 for the product, and left out of a search", async () => {
+      const berlin = await product(1, { name: 'berlin', city: 'Zoned', time_zone: 'Europe/Berlin' }, searcher);
+      await product(1, { name: 'utc', city: 'Zoned' }, searcher);
+      // Local midnight of June 2 in Berlin is 2030-06-01T22:00Z, before `from`.
+      const range = `from=${encodeURIComponent('2030-06-01T22:30:00Z')}&to=2030-06-02`;
+      const refused = expectProblem(await h.request({ method: 'GET', url: `/v1/products/${berlin}/availability?${range}`, token: searcher }), 400, 'validation_failed');
+      expect(refused.errors).toEqual([{ field: 'to', message: "must be after from (in the product's time zone Europe/Berlin)" }]);
+      expect(names(await search(`${range}&city=Zoned`))).toEqual(['utc']);
     });
 
     it('refuses bad parameters with 400', async () => {
