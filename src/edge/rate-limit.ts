@@ -1,10 +1,15 @@
 import rateLimit from '@fastify/rate-limit';
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.js';
 import { ApiError } from '../http/errors.js';
 import { addRouteOnSend } from '../http/route-hooks.js';
 import { addressKey, UnauthenticatedLimit } from './unauthenticated-limit.js';
+import { counterStore } from './counter-store.js';
+import type { CounterStore } from './counter-store.js';
+
+type PluginCallback = Parameters<FastifyRateLimitStore['incr']>[1];
 
 import type { RateLimitGroup } from '../actions/rate-limit-group.js';
 
@@ -56,8 +61,29 @@ function keyOf(request: FastifyRequest): string {
 }
 
 /**
- * Per-group limits with @fastify/rate-limit (in memory, or Redis when `REDIS_URL` is set so
- * instances share counters). IP-keyed groups count in `onRequest`; client-keyed groups in
+ * The plugin's `store`: one set of counters for every route. The plugin gives each route a
+ * child store of its own, so routes of one group would each count separately (300 writes a
+ * minute on every collection instead of 300 in all); here `child` shares the counters, and
+ * the key, the caller plus the group id the plugin appends, decides what counts together.
+ */
+function groupCounters(redis: Redis | undefined): FastifyRateLimitStoreCtor {
+  return class GroupCounters implements FastifyRateLimitStore {
+    readonly #counters: CounterStore = counterStore({ redis, namespace: 'booking-rl:groups:', cacheEntries: 20_000 });
+    incr(key: string, callback: PluginCallback, timeWindow: number, max: number): void {
+      this.#counters.incr(key, (error, state) => callback(error, state ?? undefined), timeWindow, max);
+    }
+    read(key: string, callback: PluginCallback, timeWindow: number, max: number): void {
+      this.#counters.read(key, (error, state) => callback(error, state ?? undefined), timeWindow, max);
+    }
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
+}
+
+/**
+ * Per-group limits with @fastify/rate-limit, one counter per caller and group over all the
+ * group's routes (in memory, or Redis when `REDIS_URL` is set so instances share them). IP-keyed groups count in `onRequest`; client-keyed groups in
  * `preHandler`, after the security pipeline has identified the client. Responses carry the
  * IETF `RateLimit-Policy` / `RateLimit` fields; a refusal is a 429 problem with `Retry-After`.
  */
@@ -100,8 +126,7 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    nameSpace: 'booking-rl:',
-    ...(options.redis ? { redis: options.redis } : {}),
+    store: groupCounters(options.redis),
     // A storage outage must not take the API down; it is logged by the plugin's caller.
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>

@@ -2,32 +2,16 @@
  * The pre-authentication limit of protected routes: refused authentications per source IP.
  * Client-keyed limits can only count a request once its token proved who is calling, so
  * without this a flood of bad tokens (each with a valid `kid`, each costing a P-521
- * verification) would never be limited. The counter uses the same stores as
- * @fastify/rate-limit (in memory, or Redis under the same namespace when `REDIS_URL` is
- * set), so instances share it.
+ * verification) would never be limited. Its counters are kept like the route limits'
+ * (`counter-store.ts`), so instances share them when `REDIS_URL` is set.
  */
-import { createRequire } from 'node:module';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../http/errors.js';
 import type { AuthenticationGate } from '../security/authenticate.js';
-
-interface StoreState {
-  readonly current: number;
-  readonly ttl: number;
-}
-type StoreCallback = (error: Error | null, state: StoreState | null) => void;
-/** @fastify/rate-limit's store contract (its `LocalStore` and `RedisStore`). */
-interface CounterStore {
-  incr(key: string, callback: StoreCallback, timeWindowMs: number, max: number): void;
-  read(key: string, callback: StoreCallback, timeWindowMs: number, max: number): void;
-}
-type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => CounterStore;
-type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key?: string) => CounterStore;
-
-// The plugin's stores are CommonJS files without type declarations.
-const require = createRequire(import.meta.url);
+import { counterStore } from './counter-store.js';
+import type { CounterState, CounterStore } from './counter-store.js';
 
 /**
  * The counted address: IPv4 as is, IPv6 by its /64 (@fastify/rate-limit's default), since
@@ -69,13 +53,7 @@ export class UnauthenticatedLimit implements AuthenticationGate {
     this.#options = options;
     this.#windowMs = options.windowSeconds * 1000;
     this.#policy = `"${UnauthenticatedLimit.group}";q=${options.limit};w=${options.windowSeconds}`;
-    if (options.redis) {
-      const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
-      this.#store = new RedisStore(false, false, options.redis, 'booking-rl:unauthenticated:');
-    } else {
-      const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
-      this.#store = new LocalStore(false, false, options.cacheEntries ?? 10_000);
-    }
+    this.#store = counterStore({ redis: options.redis, namespace: 'booking-rl:unauthenticated:', cacheEntries: options.cacheEntries ?? 10_000 });
   }
 
   async admit(request: FastifyRequest): Promise<void> {
@@ -93,7 +71,7 @@ export class UnauthenticatedLimit implements AuthenticationGate {
     await this.#call('incr', addressKey(request.ip));
   }
 
-  #call(method: 'read' | 'incr', address: string): Promise<StoreState | null> {
+  #call(method: 'read' | 'incr', address: string): Promise<CounterState | null> {
     return new Promise((resolve) => {
       this.#store[method](
         address,

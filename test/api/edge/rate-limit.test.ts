@@ -4,10 +4,20 @@ import type { Harness } from '../../support/harness.js';
 import { startRedis } from '../../support/redis-server.js';
 import type { RedisServer } from '../../support/redis-server.js';
 import { signAssertion } from '../../support/keys.js';
+import type { TestKeyPair } from '../../support/keys.js';
 
 const limits = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_TOKEN: '5', RATE_LIMIT_READS: '4', RATE_LIMIT_PUBLIC: '3', RATE_LIMIT_WINDOW_SECONDS: '60' };
 
 describe('rate limits (in memory)', () => {
+  /** The token request's form fields for `client`, for the token service itself (the token endpoint's own limit is spent in the first test). */
+  const clientCredentials = async (client: { key: TestKeyPair; clientId: string; kid: string }) =>
+    new Map([
+      ['grant_type', 'client_credentials'],
+      ['client_id', client.clientId],
+      ['client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
+      ['client_assertion', await signAssertion(client.key, client.clientId, h.config.tokenEndpoint, { kid: client.kid })],
+    ]);
+
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness('sqlite', { env: limits });
@@ -46,16 +56,7 @@ describe('rate limits (in memory)', () => {
     const a = await h.client(null, ['products:list']);
     const b = await h.client(null, ['products:list']);
     // Tokens straight from the service: the token endpoint's own limit is spent above.
-    const tokenFor = async (c: typeof a) => {
-      const assertion = await signAssertion(c.key, c.clientId, h.config.tokenEndpoint, { kid: c.kid });
-      const fields = new Map([
-        ['grant_type', 'client_credentials'],
-        ['client_id', c.clientId],
-        ['client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'],
-        ['client_assertion', assertion],
-      ]);
-      return (await h.app.tokens.issue({ fields, dpopProof: undefined, sourceIp: '127.0.0.1' })).access_token;
-    };
+    const tokenFor = async (c: typeof a) => (await h.app.tokens.issue({ fields: await clientCredentials(c), dpopProof: undefined, sourceIp: '127.0.0.1' })).access_token;
     const ta = await tokenFor(a);
     const tb = await tokenFor(b);
     const run = async (token: string) => {
@@ -67,6 +68,20 @@ describe('rate limits (in memory)', () => {
     expect(await run(tb)).toEqual([200, 200, 200, 200, 429]);
     const ok = await h.request({ method: 'GET', url: '/v1/products', token: tb });
     expect(ok.headers['ratelimit-policy']).toBe('"reads";q=4;w=60');
+  });
+
+  it('counts a group over all its routes, not per route', async () => {
+    const reader = await h.client(null, ['products:list', 'bookings:list', 'orders:list', 'products:read']);
+    const token = (await h.app.tokens.issue({ fields: await clientCredentials(reader), dpopProof: undefined, sourceIp: '127.0.0.1' })).access_token;
+    const statuses: number[] = [];
+    for (const url of ['/v1/products', '/v1/bookings/', '/v1/orders', '/v1/products/unknown-id', '/v1/bookings']) statuses.push((await h.request({ method: 'GET', url, token })).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 404, 429]);
+    // Public routes share theirs per address in the same way.
+    const from = (url: string) => h.app.server.inject({ method: 'GET', url, remoteAddress: '10.9.8.7' });
+    const publicStatuses = [];
+    for (const url of ['/.well-known/jwks.json', '/.well-known/security.txt', '/.well-known/oauth-authorization-server/v1', '/.well-known/jwks.json'])
+      publicStatuses.push((await from(url)).statusCode);
+    expect(publicStatuses).toEqual([200, 200, 200, 429]);
   });
 });
 
@@ -88,6 +103,18 @@ describe('rate limits shared through Redis by two instances', () => {
   it('refuses the request over the limit whichever instance receives it', async () => {
     const statuses: number[] = [];
     for (const h of [one, two, one, two]) statuses.push((await h.request({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it("counts a group's routes together across instances", async () => {
+    const statuses: number[] = [];
+    for (const [h, url] of [
+      [one, '/.well-known/security.txt'],
+      [two, '/.well-known/jwks.json'],
+      [one, '/.well-known/oauth-authorization-server'],
+      [two, '/.well-known/security.txt'],
+    ] as const)
+      statuses.push((await h.app.server.inject({ method: 'GET', url, remoteAddress: '10.9.8.6' })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 });
