@@ -12,6 +12,7 @@ import { httpsOptions } from './edge/tls.js';
 import { installDeprecation } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { frameworkErrors } from './http/framework-errors.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     frameworkErrors,
+    clientErrorHandler,
   });
   // Before every other hook: the request's span is active through all of them.
   deps.tracing?.instrument(server);

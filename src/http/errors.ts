@@ -13,6 +13,9 @@ export interface FieldError {
 export type ErrorCode =
   | 'validation_failed'
   | 'malformed_json'
+  | 'malformed_request'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'unauthenticated'
   | 'invalid_token'
   | 'insufficient_scope'
@@ -43,6 +46,9 @@ export type ErrorCode =
 const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   validation_failed: { status: 400, title: 'The request is invalid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  malformed_request: { status: 400, title: 'The request is not valid HTTP' },
+  request_timeout: { status: 408, title: 'The request was not received in time' },
+  headers_too_large: { status: 431, title: 'The request headers are too large' },
   unauthenticated: { status: 401, title: 'Authentication required' },
   invalid_token: { status: 401, title: 'The access token is invalid' },
   insufficient_scope: { status: 403, title: 'The access token lacks a required capability' },

@@ -8,6 +8,9 @@ import type { OpenApiObject, Schema } from './types.js';
 const codes: Readonly<Record<ErrorCode, true>> = {
   validation_failed: true,
   malformed_json: true,
+  malformed_request: true,
+  request_timeout: true,
+  headers_too_large: true,
   unauthenticated: true,
   invalid_token: true,
   insufficient_scope: true,
