@@ -80,7 +80,9 @@ export class Authenticator {
     const match = header ? /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header) : null;
     if (!match?.[1] || !match[2]) {
       await gate?.admit(request);
-      if (!header) throw authError('unauthenticated', 'Send an access token in the Authorization header', null);
+      // Another scheme (Basic, …) presents no access token: like none at all, the challenge
+      // carries no error code (RFC 6750 §3.1).
+      if (!header || !/^\s*(Bearer|DPoP)(\s|$)/i.test(header)) throw authError('unauthenticated', 'Send an access token in the Authorization header: "Bearer <token>" or "DPoP <token>"', null);
       throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', 'Bearer', 'invalid_token');
     }
     const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';

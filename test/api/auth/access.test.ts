@@ -43,8 +43,14 @@ describe.each(dialects)('access tokens at protected routes on %s', (dialect) => 
     expectAuthProblem(await get(value), 401, 'invalid_token', invalidToken);
   });
 
-  it.each(['Token abc', 'Bearer', 'Bearer a b', 'Basic dXNlcjpwYXNz'])('refuses the Authorization header "%s" with 401 invalid_token', async (header) => {
+  it.each(['Bearer', 'Bearer a b', 'bearer  a.b'])('refuses the Authorization header "%s" with 401 invalid_token', async (header) => {
     expectAuthProblem(await get(undefined, '/v1/products', { authorization: header }), 401, 'invalid_token', /error="invalid_token"/);
+  });
+
+  it.each(['Token abc', 'Basic dXNlcjpwYXNz', 'Bearerx abc'])('answers another scheme ("%s") like no token: both challenges, no error code (RFC 6750 §3.1)', async (header) => {
+    const res = await get(undefined, '/v1/products', { authorization: header });
+    expectAuthProblem(res, 401, 'unauthenticated', both);
+    expect(res.headers['www-authenticate']).not.toContain('error=');
   });
 
   it('refuses a tampered token (payload changed, signature kept)', async () => {

@@ -168,7 +168,7 @@ const cases: readonly Case[] = [
   { name: 'no token', expected: problem(401, 'unauthenticated', challenges.both), arrange: async (w) => ({ refused: get(undefined), warmUp: get(await w.bearer(await w.client())) }) },
   {
     name: 'a Basic Authorization header',
-    expected: problem(401, 'invalid_token', challenges.bearer),
+    expected: problem(401, 'unauthenticated', challenges.both),
     arrange: async (w) => ({ refused: get(undefined, { authorization: 'Basic dXNlcjpwYXNz' }), warmUp: get(await w.bearer(await w.client())) }),
   },
   { name: 'a malformed token', expected: problem(401, 'invalid_token', challenges.bearer), arrange: async (w) => ({ refused: get('a.b.c'), warmUp: get(await w.bearer(await w.client())) }) },
