@@ -32,7 +32,7 @@ export interface ClientAssertionOptions {
   /** Tolerance for clock differences; default 60. */
   readonly clockSkewSeconds?: number;
   /** The client's key for the header `kid` (or its only key when `kid` is absent). */
-  findKey(kid: string | undefined): Promise<ClientKey | undefined>;
+  findKey(kid: string): Promise<ClientKey | undefined>;
 }
 
 /** What a valid assertion establishes. */
@@ -83,14 +83,15 @@ function decode(assertion: string): DecodedCompactJws {
   }
 }
 
-function checkHeader(header: Readonly<Record<string, unknown>>): string | undefined {
+function checkHeader(header: Readonly<Record<string, unknown>>): string {
   const { alg, typ, kid } = header;
   if (typeof alg !== 'string' || !allowedAlgs.has(alg)) fail(`alg ${JSON.stringify(alg)?.slice(0, 20)} is not allowed`);
   if (typ !== undefined && (typeof typ !== 'string' || typ.toLowerCase() !== 'jwt')) fail('typ header must be absent or JWT');
   for (const name of forbiddenHeaders) {
     if (name in header) fail(`header ${name} is not allowed`);
   }
-  if (kid === undefined) return undefined;
+  // The seed: "The assertion's kid header selects the key"; no guessing which key was meant.
+  if (kid === undefined) fail('kid header is required: it names the registered client key');
   if (typeof kid !== 'string' || !printable.test(kid)) fail('kid must be 1 to 200 printable ASCII characters');
   return kid;
 }

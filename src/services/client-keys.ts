@@ -99,7 +99,7 @@ export async function listClientKeys(db: Db, clientIds: readonly string[]): Prom
 // the object on every token request would pay the full import each time.
 const importedKeys = new BoundedCache<string, KeyObject>(10_000);
 
-/** A client's key by `kid`, and its current key: at most two rows, so a duplicate is seen. */
+/** A client's key by `kid`: at most two rows, so a duplicate is seen. */
 const keyById: ConnectionQuery = {
   values: 2,
   build: (db, [clientId, kid]) =>
@@ -110,23 +110,10 @@ const keyById: ConnectionQuery = {
       .where('kid', '=', kid as string)
       .limit(2),
 };
-const currentKey: ConnectionQuery = {
-  values: 1,
-  build: (db, [clientId]) =>
-    db
-      .selectFrom('api_client_keys')
-      .selectAll()
-      .where('client_id', '=', clientId as string)
-      .where('active_until', 'is', null)
-      .limit(2),
-};
 
-/**
- * The verification key for an assertion: by `kid`, or the client's single current key when
- * the assertion names none. Both lookups are compiled once (one per token request).
- */
-export async function findClientKey(db: Db, clientId: string, kid: string | undefined): Promise<ClientKey | undefined> {
-  const { rows } = await db.executeQuery<Record<string, unknown>>(kid === undefined ? compiledOn(db, currentKey, [clientId]) : compiledOn(db, keyById, [clientId, kid]));
+/** The verification key an assertion names by `kid`; the lookup is compiled once (one per token request). */
+export async function findClientKey(db: Db, clientId: string, kid: string): Promise<ClientKey | undefined> {
+  const { rows } = await db.executeQuery<Record<string, unknown>>(compiledOn(db, keyById, [clientId, kid]));
   const row = rows.length === 1 ? rows[0] : undefined;
   if (!row) return undefined;
   const alg = String(row.alg) as ClientKeyAlg;

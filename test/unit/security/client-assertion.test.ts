@@ -75,11 +75,11 @@ describe('verifyClientAssertion: valid assertions', () => {
     await expect(verifyClientAssertion(assertion({ typ: 'jwt' }, claims(), client), options(client))).resolves.toBeDefined();
   });
 
-  it('passes an absent kid to findKey', async () => {
+  it('refuses an assertion without kid before looking up any key: the kid selects the key', async () => {
     const findKey = vi.fn(async () => es256.key);
     const token = signCompact({ alg: 'ES256' }, claims(), es256.privateKey);
-    await expect(verifyClientAssertion(token, options(es256, { findKey }))).resolves.toMatchObject({ kid: 'key-1' });
-    expect(findKey).toHaveBeenCalledWith(undefined);
+    await expectRefused(token, 'kid header is required', options(es256, { findKey }));
+    expect(findKey).not.toHaveBeenCalled();
   });
 });
 
