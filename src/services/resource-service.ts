@@ -93,12 +93,11 @@ export class ResourceService {
   async update(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined, body: unknown): Promise<Versioned> {
     const changes = normaliseBody(resource, body, 'update');
     checkFieldWrites(resource, context.principal, changes);
-    const expected = requireIfMatch(ifMatch);
     const hooks = this.hooks[resource.name] ?? {};
     return this.work(context, async (unit) => {
       const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
-      const previous = matchEtag(expected, row.etag);
+      const previous = matchEtag(requireIfMatch(ifMatch), row.etag);
       const current = rowToRecord(resource, this.database.dialect, row);
       const merged: ApiRecord = { ...current, ...changes };
       const hook: HookContext = { unit, resource };
@@ -113,11 +112,10 @@ export class ResourceService {
   }
 
   async remove(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined): Promise<void> {
-    const expected = requireIfMatch(ifMatch);
     await this.work(context, async (unit) => {
       const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
-      const previous = matchEtag(expected, row.etag);
+      const previous = matchEtag(requireIfMatch(ifMatch), row.etag);
       await assertNotHeld(unit, unit.now, resource, row);
       const blocking = await blockingChildren(unit, resource, id);
       if (blocking.length > 0) {
@@ -181,6 +179,10 @@ function checkFieldWrites(resource: ResourceDef, principal: Principal, values: R
   }
 }
 
+/**
+ * The `If-Match` of a write, once its record is known to exist in the caller's reach: a
+ * record that is absent or out of reach is 404 whether or not the request was conditional.
+ */
 function requireIfMatch(ifMatch: string | undefined): string {
   if (ifMatch === undefined || ifMatch.trim() === '') throw new ApiError('precondition_required', 'Send If-Match with the ETag from your last read of the record');
   return ifMatch;

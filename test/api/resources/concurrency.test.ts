@@ -63,6 +63,22 @@ describe.each(dialects)('optimistic concurrency on %s', (dialect) => {
     expect((await h.request({ method: 'DELETE', url: `/v1/products/${id}`, token, headers: { 'if-match': String(updated.headers.etag) } })).statusCode).toBe(204);
   });
 
+  it('answers 404, not 428, for a record absent or out of reach, whether or not If-Match was sent', async () => {
+    const { id } = await create();
+    const stranger = await h.bearer(await h.tenant('Stranger'), crud('products'));
+    for (const [method, target, as] of [
+      ['PATCH', id, stranger],
+      ['DELETE', id, stranger],
+      ['PATCH', '0190a8b2-0000-7000-8000-000000000000', token],
+      ['DELETE', '0190a8b2-0000-7000-8000-000000000000', token],
+    ] as const) {
+      expectProblem(await h.request({ method, url: `/v1/products/${target}`, token: as, ...(method === 'PATCH' ? { body: { city: 'Bonn' } } : {}) }), 404, 'not_found');
+    }
+    // Its own record without If-Match: 428, and nothing changed.
+    expectProblem(await h.request({ method: 'PATCH', url: `/v1/products/${id}`, token, body: { city: 'Bonn' } }), 428, 'precondition_required');
+    expect((await read(id)).json().city).not.toBe('Bonn');
+  });
+
   it('accepts an If-Match list that contains the current ETag', async () => {
     const { id, etag } = await create();
     const response = await patch(id, `"stale", ${etag}`, { city: 'Hamburg' });
