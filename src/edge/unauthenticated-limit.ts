@@ -67,8 +67,12 @@ export class UnauthenticatedLimit implements AuthenticationGate {
     });
   }
 
-  async refused(request: FastifyRequest): Promise<void> {
-    await this.#call('incr', addressKey(request.ip));
+  async refused(request: FastifyRequest): Promise<Readonly<Record<string, string>>> {
+    const state = await this.#call('incr', addressKey(request.ip));
+    if (!state) return {};
+    // The refusal tells the caller how many more it may get before the 429s start.
+    const remaining = Math.max(0, this.#options.limit - state.current);
+    return { 'ratelimit-policy': this.#policy, ratelimit: `"${UnauthenticatedLimit.group}";r=${remaining};t=${Math.max(1, Math.ceil(state.ttl / 1000))}` };
   }
 
   #call(method: 'read' | 'incr', address: string): Promise<CounterState | null> {

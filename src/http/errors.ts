@@ -111,6 +111,18 @@ export class ApiError extends Error {
   }
 }
 
+/** `error` with `headers` added to its own (a refusal that also reports a rate limit's state). */
+export function withHeaders(error: ApiError, headers: Readonly<Record<string, string>>): ApiError {
+  if (Object.keys(headers).length === 0) return error;
+  return new ApiError(error.code, error.message, {
+    ...(error.errors ? { errors: error.errors } : {}),
+    headers: { ...error.headers, ...headers },
+    extensions: error.extensions,
+    ...(error.privateReason !== undefined ? { privateReason: error.privateReason } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+  });
+}
+
 /** A 400 listing what is wrong with which field. */
 export function validationError(errors: readonly FieldError[], detail?: string): ApiError {
   return new ApiError('validation_failed', detail ?? errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });

@@ -3,7 +3,7 @@ import type { AccessTokenClaims, AccessTokenVerifier } from './access-token.js';
 import { authError } from './challenge.js';
 import type { Scheme } from './challenge.js';
 import type { DpopVerifier } from './dpop.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, withHeaders } from '../http/errors.js';
 import { reasonOf } from './oauth-error.js';
 import { epochSeconds } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
@@ -16,8 +16,11 @@ import type { Clock } from '../core/clock.js';
 export interface AuthenticationGate {
   /** Throws (a 429 problem) when the caller's address may not try again yet. */
   admit(request: FastifyRequest): Promise<void>;
-  /** Counts one refused authentication of the caller's address. */
-  refused(request: FastifyRequest): Promise<void>;
+  /**
+   * Counts one refused authentication of the caller's address; returns the rate-limit
+   * headers the refusal carries (what is left of the address's allowance).
+   */
+  refused(request: FastifyRequest): Promise<Readonly<Record<string, string>>>;
 }
 
 export interface AuthenticatorOptions {
@@ -69,7 +72,7 @@ export class Authenticator {
       return await this.#authenticate(request);
     } catch (error) {
       // Only a 401 is a refused authentication: not the gate's own 429, not a storage failure.
-      if (this.options.gate && error instanceof ApiError && error.status === 401) await this.options.gate.refused(request);
+      if (this.options.gate && error instanceof ApiError && error.status === 401) throw withHeaders(error, await this.options.gate.refused(request));
       throw error;
     }
   }

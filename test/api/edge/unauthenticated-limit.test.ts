@@ -134,9 +134,11 @@ describe('pre-authentication limit counts every refused authentication', () => {
         headers: { authorization: `DPoP ${token}`, dpop: await dpopProof(proofKey, { htm: 'GET', htu, accessToken: token }) },
       });
     expect((await call(key)).statusCode).toBe(200);
-    expect((await get(h, attacker)).statusCode).toBe(401);
-    expect((await get(h, attacker, 'Bearer')).statusCode).toBe(401);
-    expect((await call(await dpopKey())).statusCode).toBe(401);
+    // Each refusal says what is left of the address's allowance.
+    const refusals = [await get(h, attacker), await get(h, attacker, 'Bearer'), await call(await dpopKey())];
+    expect(refusals.map((r) => r.statusCode)).toEqual([401, 401, 401]);
+    expect(refusals.map((r) => r.headers['ratelimit-policy'])).toEqual(Array(3).fill('"unauthenticated";q=3;w=60'));
+    expect(refusals.map((r) => String(r.headers.ratelimit).replace(/;t=\d+$/, ''))).toEqual(['"unauthenticated";r=2', '"unauthenticated";r=1', '"unauthenticated";r=0']);
     // Three refusals: every further request that needs a check is refused, a valid proof too.
     expect((await call(key)).statusCode).toBe(429);
   });
