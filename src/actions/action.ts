@@ -50,11 +50,15 @@ export interface ActionResult {
 export interface ActionSchemas {
   /** Path parameters, an object schema. */
   readonly params?: Schema;
-  /** The query string, an object schema of its parameters (values are strings, or arrays when repeated). */
+  /**
+   * The query string, an object schema of its parameters (values are strings, or arrays when
+   * repeated); `noQuery` when it takes none. Left out only where the handler parses the
+   * query itself and refuses what it does not know (the list language).
+   */
   readonly query?: Schema;
   /** The JSON body. */
   readonly body?: Schema;
-  /** How members a closed `body` or `query` schema leaves out are refused; by default "is not accepted here". */
+  /** How members a closed `body` schema leaves out are refused; by default "is not accepted here" (query parameters: "is not a parameter of this operation"). */
   readonly unknownMembers?: UnknownMembers;
   /** Response body schema by status, self-contained (no `$ref`), for the JSON answers. */
   readonly response?: Readonly<Record<number, Readonly<Record<string, unknown>>>>;

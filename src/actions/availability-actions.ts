@@ -30,7 +30,7 @@ export const productAvailabilityAction: ActionDef = {
       ...problems('400', '404'),
     },
   },
-  schemas: { query: productAvailabilityQuery, unknownMembers: { unknown: 'is not a parameter of this operation' }, response: { 200: productAvailabilitySchema } },
+  schemas: { query: productAvailabilityQuery, response: { 200: productAvailabilitySchema } },
 };
 
 /** `GET /v1/availability`: the products free for a range, filtered, sorted and paged like their list. */

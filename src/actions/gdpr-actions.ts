@@ -1,6 +1,7 @@
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import type { ActionDef } from './action.js';
+import { noQuery } from './no-query.js';
 
 const countMap = { type: 'object', additionalProperties: { type: 'integer' } };
 
@@ -33,10 +34,10 @@ export const eraseUserAction: ActionDef = {
     parameters: [ref('parameters', 'id')],
     responses: {
       200: { description: 'The user is erased.', content: { 'application/json': { schema: erasureResult } } },
-      ...problems('404', '409'),
+      ...problems('400', '404', '409'),
     },
   },
-  schemas: { response: { 200: erasureResult } },
+  schemas: { query: noQuery, response: { 200: erasureResult } },
 };
 
 /** `GET /v1/users/{id}/export`: the subject's data as one streamed JSON document (GDPR Art. 15, 20). */
@@ -73,10 +74,10 @@ export const exportSubjectAction: ActionDef = {
           },
         },
       },
-      ...problems('404'),
+      ...problems('400', '404'),
     },
   },
-  schemas: {},
+  schemas: { query: noQuery },
 };
 
 const previewResult = {
@@ -106,8 +107,8 @@ export const previewRetentionAction: ActionDef = {
     parameters: [ref('parameters', 'id')],
     responses: {
       200: { description: 'The preview.', content: { 'application/json': { schema: previewResult } } },
-      ...problems('404'),
+      ...problems('400', '404'),
     },
   },
-  schemas: { response: { 200: previewResult } },
+  schemas: { query: noQuery, response: { 200: previewResult } },
 };

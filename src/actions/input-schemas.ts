@@ -31,6 +31,13 @@ function validatorOf(schema: object): ValidateFunction {
 
 const parts: readonly InputPart[] = ['params', 'query', 'body'];
 const notAccepted: UnknownMembers = { unknown: 'is not accepted here' };
+const notAParameter: UnknownMembers = { unknown: 'is not a parameter of this operation' };
+
+/** How a part's members outside its closed schema are refused: the action's words for its body. */
+function unknownMembersOf(action: ActionDef, part: InputPart): UnknownMembers {
+  if (part === 'query') return notAParameter;
+  return part === 'body' ? (action.schemas.unknownMembers ?? notAccepted) : notAccepted;
+}
 
 /** Compiles an action's input schemas (once per schema object): at start-up, so a bad schema fails the boot. */
 export function compileInputs(action: ActionDef): void {
@@ -66,7 +73,7 @@ export function checkInput(action: ActionDef, input: Pick<ActionInput, 'params' 
   const errors: FieldError[] = [];
   for (const part of parts) {
     const schema = action.schemas[part];
-    if (schema) errors.push(...errorsOf(schema, input[part], part, action.schemas.unknownMembers ?? notAccepted));
+    if (schema) errors.push(...errorsOf(schema, input[part], part, unknownMembersOf(action, part)));
   }
   if (errors.length > 0) throw validationError(errors);
 }

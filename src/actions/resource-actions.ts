@@ -5,6 +5,7 @@ import { reservedColumns } from '../registry/define-resource.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
 import type { ActionDef, HttpMethod } from './action.js';
 import type { UnknownMembers } from './input-errors.js';
+import { noQuery } from './no-query.js';
 
 const serverOwnedMessage = 'is set by the service and cannot be written';
 
@@ -23,7 +24,11 @@ function bodyMembers(resource: ResourceDef, op: 'create' | 'update'): UnknownMem
   return { unknown: 'is not a field of this resource', refused };
 }
 
-/** The body each operation accepts and the JSON answer compiled into its serialiser. */
+/**
+ * The query and body each operation accepts and the JSON answer compiled into its
+ * serialiser. Lists and exports parse their query language themselves (`parseListQuery`,
+ * which refuses unknown names); the single-record operations and create take no parameter.
+ */
 function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['schemas'] {
   switch (op) {
     case 'list':
@@ -32,15 +37,23 @@ function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['sche
       const record = serializerSchema(schemaName(resource, 'Record'));
       const extras = Object.fromEntries(Object.keys(resource.shownOnCreate ?? {}).map((name) => [name, { type: 'string' }]));
       return {
+        query: noQuery,
         body: resourceSchemas(resource)[schemaName(resource, 'Create')],
         unknownMembers: bodyMembers(resource, 'create'),
         response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } },
       };
     }
     case 'read':
-      return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+      return { query: noQuery, response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+    case 'delete':
+      return { query: noQuery };
     case 'update':
-      return { body: resourceSchemas(resource)[schemaName(resource, 'Update')], unknownMembers: bodyMembers(resource, 'update'), response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+      return {
+        query: noQuery,
+        body: resourceSchemas(resource)[schemaName(resource, 'Update')],
+        unknownMembers: bodyMembers(resource, 'update'),
+        response: { 200: serializerSchema(schemaName(resource, 'Record')) },
+      };
     default:
       return {};
   }

@@ -1,6 +1,7 @@
 import { problems } from '../derive/openapi/problems.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { ActionDef, Authentication } from './action.js';
+import { noQuery } from './no-query.js';
 
 export const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
 /** A closed object schema: the body of a step, declared once, enforced by the executor and printed in OpenAPI. */
@@ -16,7 +17,18 @@ function operation(operationId: string, summary: string, description: string, bo
 
 /** A sign-in step: public (its proof is in the body) or for any signed-in user; limited per source IP like the token endpoint. */
 function step(name: string, path: string, authentication: Authentication, body: Schema | undefined, openapi: Operation): ActionDef {
-  return { resource: 'users', name, method: 'POST', path, capability: `users:${name}`, rateLimitGroup: 'token', authentication, stepUp: false, openapi, schemas: body ? { body } : {} };
+  return {
+    resource: 'users',
+    name,
+    method: 'POST',
+    path,
+    capability: `users:${name}`,
+    rateLimitGroup: 'token',
+    authentication,
+    stepUp: false,
+    openapi,
+    schemas: { query: noQuery, ...(body ? { body } : {}) },
+  };
 }
 
 const sixDigits = { type: 'string', pattern: '^[0-9]{6}$' };
@@ -103,7 +115,7 @@ export const signInActions: readonly ActionDef[] = [
         description: 'The secret.',
         content: json({ secret: { type: 'string' }, otpauth_uri: { type: 'string' }, recovery_codes: { type: 'array', items: { type: 'string' } } }, ['secret', 'otpauth_uri', 'recovery_codes']),
       },
-      ...problems('409'),
+      ...problems('400', '409'),
     }),
   ),
   step(

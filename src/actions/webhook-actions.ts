@@ -1,11 +1,14 @@
 import { problems } from '../derive/openapi/problems.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
+import { queryParameters } from '../derive/openapi/query-parameters.js';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../query/limits.js';
 import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
-import type { Operation } from '../derive/openapi/types.js';
+import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { ActionDef } from './action.js';
 import { incomingEventSchemas } from './incoming-event-schemas.js';
+import { noQuery } from './no-query.js';
 
 function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>): ActionDef {
   return {
@@ -18,12 +21,19 @@ function declare(name: string, method: 'GET' | 'POST', path: string, capability:
     authentication: 'client',
     stepUp: method === 'POST',
     openapi: { ...openapi, tags: ['webhooks'] },
-    schemas: {},
+    schemas: { query: noQuery },
   };
 }
 
 const id = ref('parameters', 'id');
 const deliveryIdParameter = { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } } as const;
+
+/** The query of the received events: paging only. The handler checks that each is a whole number in range. */
+const receivedQuery: Schema = { type: 'object', properties: { page: { type: 'string' }, per_page: { type: 'string' } }, additionalProperties: false };
+const receivedQueryDescriptions = {
+  page: `Page number, 1 to ${MAX_PAGE} (default 1).`,
+  per_page: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`,
+};
 
 const attempt = {
   type: 'object',
@@ -65,7 +75,7 @@ export const webhookActions: readonly ActionDef[] = [
     rateLimitGroup: 'public',
     authentication: 'public',
     stepUp: false,
-    schemas: {},
+    schemas: { query: noQuery },
     openapi: {
       operationId: 'receive_webhook',
       summary: 'Receive an event from a sender (Standard Webhooks or Stripe)',
@@ -95,7 +105,7 @@ export const webhookActions: readonly ActionDef[] = [
     ...declare('received', 'GET', '/v1/webhooks/:id/received', 'webhooks:read', {
       operationId: 'list_received_webhook_events',
       summary: 'Events an incoming webhook accepted, newest first',
-      parameters: [id, ref('parameters', 'page'), ref('parameters', 'per_page')],
+      parameters: [id, ...queryParameters(receivedQuery, receivedQueryDescriptions)],
       responses: {
         200: {
           description: 'One page.',
@@ -123,10 +133,11 @@ export const webhookActions: readonly ActionDef[] = [
             },
           },
         },
-        ...problems('404'),
+        ...problems('400', '404'),
       },
     }),
     stepUp: false,
+    schemas: { query: receivedQuery },
   },
   {
     ...declare('events', 'GET', '/v1/webhooks/events', 'webhooks:list', {
@@ -137,6 +148,7 @@ export const webhookActions: readonly ActionDef[] = [
           description: 'Every event name.',
           content: { 'application/json': { schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } }, total: { type: 'integer' } } } } },
         },
+        ...problems('400'),
       },
     }),
     stepUp: false,
@@ -151,7 +163,7 @@ export const webhookActions: readonly ActionDef[] = [
         description: 'The new secret.',
         content: { 'application/json': { schema: { type: 'object', properties: { secret: { type: 'string' }, previous_valid_until: { type: 'string', format: 'date-time' } } } } },
       },
-      ...problems('404'),
+      ...problems('400', '404'),
     },
   }),
   {
@@ -173,6 +185,8 @@ export const webhookActions: readonly ActionDef[] = [
       },
     }),
     stepUp: false,
+    // The list language, parsed (and unknown names refused) by the webhook service.
+    schemas: {},
   },
   {
     ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
@@ -194,13 +208,15 @@ export const webhookActions: readonly ActionDef[] = [
       },
     }),
     stepUp: false,
+    // The list language, as for the deliveries.
+    schemas: {},
   },
   declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
     operationId: 'retry_webhook_delivery',
     summary: 'Attempt a delivery again now',
     description: "Audited as `retry` on the webhook, in the same transaction as the delivery's change.",
     parameters: [id, deliveryIdParameter],
-    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('404') },
+    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('400', '404') },
   }),
   declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
     operationId: 'test_webhook',
@@ -209,7 +225,7 @@ export const webhookActions: readonly ActionDef[] = [
     parameters: [id],
     responses: {
       202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } },
-      ...problems('404'),
+      ...problems('400', '404'),
     },
   }),
 ];

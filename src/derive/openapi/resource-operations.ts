@@ -85,7 +85,7 @@ function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] =
         summary: `Read a record of ${resource.name}`,
         tags,
         parameters: [id],
-        responses: { 200: { description: 'The record.', headers: headers('ETag'), content: json(record) }, ...problems('404') },
+        responses: { 200: { description: 'The record.', headers: headers('ETag'), content: json(record) }, ...problems('400', '404') },
       },
     ],
     update: () => [
@@ -108,7 +108,7 @@ function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] =
         tags,
         parameters: [id, ifMatch],
         description: 'Soft delete; the audit trail keeps a full snapshot. Refused (409) while live child records exist.',
-        responses: { 204: { description: 'Deleted.' }, ...problems('404', '409', '412', '428') },
+        responses: { 204: { description: 'Deleted.' }, ...problems('400', '404', '409', '412', '428') },
       },
     ],
     export: () => [

@@ -63,7 +63,27 @@ describe('action input schemas', () => {
         'api-clients.rotate-key',
       ]),
     );
-    expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability']));
+    expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability', 'products.read', 'products.create', 'webhooks.received']));
+  });
+
+  it('declare a closed query on every action but the list language and the OAuth callback', () => {
+    // Lists, exports, the availability search, deliveries and attempts parse (and refuse) their
+    // query language themselves; the OAuth callback takes what a provider appends (RFC 6749 §4.1.2).
+    const listLanguage = (action: ActionDef) => (action.openapi.parameters ?? []).some((parameter) => parameter.$ref === '#/components/parameters/where');
+    for (const action of actions) {
+      if (listLanguage(action) || actionKey(action) === 'users.oauth-callback') expect(action.schemas.query, actionKey(action)).toBeUndefined();
+      else expect(action.schemas.query?.additionalProperties, actionKey(action)).toBe(false);
+    }
+  });
+
+  it('refuse each query parameter an action does not take, naming it', () => {
+    const read = actions.find((action) => actionKey(action) === 'products.read');
+    if (!read) throw new Error('no products.read');
+    expect(problemOf(() => checkInput(read, { params: {}, query: { fields: 'name', foo: ['1', '2'] }, body: undefined })).errors).toEqual([
+      { field: 'fields', message: 'is not a parameter of this operation' },
+      { field: 'foo', message: 'is not a parameter of this operation' },
+    ]);
+    expect(() => checkInput(read, { params: {}, query: {}, body: undefined })).not.toThrow();
   });
 
   it('compile, once per schema object', () => {
