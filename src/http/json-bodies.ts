@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { charsets, contentCodings } from './body-encoding.js';
 import { ApiError } from './errors.js';
 
 type Done = (error: Error | null, body?: unknown) => void;
@@ -10,20 +11,41 @@ function isEmptyDelete(request: FastifyRequest, body: string): boolean {
 }
 
 /**
+ * Why a JSON body cannot be read as it is, if it cannot: a content coding (gzip, br, …;
+ * RFC 9110 §15.5.16 names the 415 and `Accept-Encoding` the codings that would do), or a
+ * charset other than UTF-8, the only encoding of JSON (RFC 8259 §8.1).
+ */
+function unreadable(request: FastifyRequest): ApiError | undefined {
+  const codings = contentCodings(request.headers['content-encoding']);
+  if (codings.length > 0) {
+    return new ApiError('unsupported_media_type', 'The service accepts only unencoded bodies: send the body without Content-Encoding', {
+      headers: { 'accept-encoding': 'identity' },
+      privateReason: `content-encoding ${codings.join(', ').slice(0, 100)}`,
+    });
+  }
+  const other = charsets(request.headers['content-type']).find((charset) => charset !== 'utf-8');
+  if (other !== undefined) return new ApiError('unsupported_media_type', 'JSON bodies are UTF-8: send charset=utf-8 or no charset', { privateReason: `charset ${other.slice(0, 100)}` });
+  return undefined;
+}
+
+/**
  * Makes JSON the only body format in the calling plugin's (encapsulated) scope: Fastify's
  * JSON parser with `__proto__` / `constructor.prototype` refused, and a 415 for every
  * other content type (Fastify would otherwise read text/plain bodies and answer a
- * confusing 400). An empty DELETE body is accepted whatever its declared type.
+ * confusing 400), for an encoded body and for a charset other than UTF-8. An empty DELETE
+ * body is accepted whatever its declared type.
  */
 export function installJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error') as Parse;
   app.removeAllContentTypeParsers();
   // `parseAs: 'string'` hands over strings; String() only narrows the declared type.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (isEmptyDelete(request, String(body))) return done(null, undefined);
+    const refusal = unreadable(request);
+    if (refusal) return done(refusal, undefined);
     // Kept for signature checks over the exact bytes (incoming webhooks).
     request.rawBody = String(body);
-    if (isEmptyDelete(request, String(body))) done(null, undefined);
-    else parseJson(request, String(body), done);
+    parseJson(request, String(body), done);
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     if (isEmptyDelete(request, String(body))) done(null, undefined);

@@ -8,7 +8,7 @@ import type { Operation, Schema } from '../derive/openapi/types.js';
 
 /** Every token-endpoint error, with its status; a `Record` so a new code cannot be missed. */
 const oauthErrors: Readonly<Record<OAuthErrorCode, string>> = {
-  invalid_request: '400: malformed form body, a missing or repeated field, an Authorization header',
+  invalid_request: '400: malformed or content-encoded form body, a missing or repeated field, an Authorization header',
   invalid_client: '401: client authentication failed (unknown client or key, bad assertion, replayed jti, source address)',
   invalid_grant: '400: the grant is invalid',
   unsupported_grant_type: '400: grant_type other than client_credentials',

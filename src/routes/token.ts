@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tokenPath } from '../core/api-paths.js';
+import { contentCodings } from '../http/body-encoding.js';
 import { fromDatabase } from '../http/database-errors.js';
 import { ApiError } from '../http/errors.js';
 import { OAuthError } from '../security/oauth-error.js';
@@ -7,13 +8,16 @@ import type { TokenService } from '../services/token-service.js';
 
 const formType = 'application/x-www-form-urlencoded';
 
-/** Form fields, each exactly once (RFC 6749 §3.2: parameters must not repeat). */
+/** Form fields of a plain (unencoded) form body, each exactly once (RFC 6749 §3.2: parameters must not repeat). */
 function parseForm(request: FastifyRequest): Map<string, string> {
   const type = String(request.headers['content-type'] ?? '')
     .split(';')[0]
     ?.trim()
     .toLowerCase();
   if (type !== formType) throw new OAuthError('invalid_request', `content-type ${type || '(none)'}`);
+  // An encoded form (gzip, …) is not a form the endpoint can read: malformed, as RFC 6749 §5.2 names it.
+  const codings = contentCodings(request.headers['content-encoding']);
+  if (codings.length > 0) throw new OAuthError('invalid_request', `content-encoding ${codings.join(', ').slice(0, 100)}`);
   if (typeof request.body !== 'string') throw new OAuthError('invalid_request', 'body not readable');
   const fields = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(request.body)) {

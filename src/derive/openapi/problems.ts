@@ -90,7 +90,7 @@ const problemResponses: readonly { status: string; name: string; text: string; h
   { status: '422', name: 'UnprocessableContent', text: 'The `Idempotency-Key` was first used with a different request body.' },
   { status: '412', name: 'PreconditionFailed', text: '`If-Match` is not the current ETag; read the record again and retry.' },
   { status: '413', name: 'PayloadTooLarge', text: 'The body exceeds BODY_LIMIT_BYTES (100 KiB by default).' },
-  { status: '415', name: 'UnsupportedMediaType', text: 'The body is not `application/json`.' },
+  { status: '415', name: 'UnsupportedMediaType', text: 'The body is not `application/json`, names a charset other than UTF-8, or carries a `Content-Encoding` (only unencoded bodies are accepted).' },
   { status: '428', name: 'PreconditionRequired', text: '`If-Match` is missing.' },
   { status: '429', name: 'TooManyRequests', text: 'Rate limit of the endpoint group exceeded.', headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'] },
   { status: 'default', name: 'ServerError', text: 'Unexpected failure (500) or a transient storage failure (503 with Retry-After).', headers: ['Retry-After'] },

@@ -116,6 +116,11 @@ describe.each(dialects)('token endpoint on %s', (dialect) => {
       expectOAuthError(res, 400, 'invalid_request');
     });
 
+    it.each(['gzip', 'br', 'deflate'])('refuses a form with Content-Encoding: %s with 400 invalid_request, issuing no token', async (coding) => {
+      expectOAuthError(await h.tokenRequest(await h.assertionForm(client), { headers: { 'content-encoding': coding } }), 400, 'invalid_request');
+      expect((await h.tokenRequest(await h.assertionForm(client), { headers: { 'content-encoding': 'identity' } })).statusCode).toBe(200);
+    });
+
     it('refuses another grant_type with 400 unsupported_grant_type', async () => {
       const form = { ...(await h.assertionForm(client)), grant_type: 'password' };
       expectOAuthError(await h.tokenRequest(form), 400, 'unsupported_grant_type');

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
@@ -213,9 +214,45 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
   });
 
   it('accepts application/json with a charset', async () => {
-    for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"', 'Application/JSON']) {
       expect((await post('products', JSON.stringify(product), { 'content-type': type })).statusCode).toBe(201);
     }
+  });
+
+  const productCount = async () => Number((await h.request({ method: 'GET', url: '/v1/products', token })).json().total);
+
+  it.each(['latin1', 'ISO-8859-1', 'utf-16', '"us-ascii"', 'utf8'])('answers application/json; charset=%s with 415: JSON is UTF-8', async (charset) => {
+    const before = await productCount();
+    const type = `application/json; charset=${charset}`;
+    expect(expectProblem(await post('products', JSON.stringify(product), { 'content-type': type }), 415, 'unsupported_media_type').detail).toMatch(/UTF-8/);
+    const { id, etag } = await created('products', product);
+    expectProblem(await patch('products', id, etag, { name: 'Attic' }, { 'content-type': type }), 415, 'unsupported_media_type');
+    expect(await productCount()).toBe(before + 1);
+  });
+
+  it.each(['gzip', 'br', 'deflate', 'zstd', 'x-custom', 'GZIP', 'identity, gzip'])('answers a body with Content-Encoding: %s with 415, writing nothing', async (coding) => {
+    const before = await productCount();
+    const response = await post('products', JSON.stringify(product), { 'content-encoding': coding });
+    expect(expectProblem(response, 415, 'unsupported_media_type').detail).toMatch(/only unencoded bodies/);
+    expect(response.headers['accept-encoding']).toBe('identity');
+    const { id, etag } = await created('products', product);
+    expectProblem(await patch('products', id, etag, { name: 'Attic' }, { 'content-encoding': coding }), 415, 'unsupported_media_type');
+    expect((await h.request({ method: 'GET', url: `/v1/products/${id}`, token })).json().name).toBe(product.name);
+    expect(await productCount()).toBe(before + 1);
+  });
+
+  it('answers a really gzipped body with 415', async () => {
+    const response = await h.app.server.inject({
+      method: 'POST',
+      url: '/v1/products/',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: gzipSync(JSON.stringify(product)),
+    });
+    expectProblem(response, 415, 'unsupported_media_type');
+  });
+
+  it.each(['identity', 'Identity', ''])('accepts a body with Content-Encoding: %s (none)', async (coding) => {
+    expect((await post('products', JSON.stringify(product), { 'content-encoding': coding })).statusCode).toBe(201);
   });
 
   it('answers a body above 100 KiB with 413', async () => {

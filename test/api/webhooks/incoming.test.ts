@@ -116,6 +116,20 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect(listed.items).toEqual([]);
   });
 
+  it('refuses a correctly signed event sent with a Content-Encoding or a charset other than UTF-8 (415), with no effect', async () => {
+    const hookId = (await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } })).json()._id as string;
+    const orderId = await order();
+    const body = JSON.stringify({ id: 'evt_encoded', type: 'payment_intent.succeeded', data: { object: { metadata: { order_id: orderId } } } });
+    const headers = { 'stripe-signature': stripeSignature(body) };
+    expectProblem(await receive(hookId, body, { ...headers, 'content-encoding': 'gzip' }), 415, 'unsupported_media_type');
+    expectProblem(await receive(hookId, body, { ...headers, 'content-type': 'application/json; charset=latin1' }), 415, 'unsupported_media_type');
+    expect(await statusOf(orderId)).not.toBe('confirmed');
+    expect((await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/received`, token })).json().items).toEqual([]);
+    // Stripe labels its JSON `charset=utf-8`.
+    const answer = await receive(hookId, body, { ...headers, 'content-type': 'application/json; charset=utf-8' });
+    expect(answer.json()).toMatchObject({ received: true, outcome: 'applied' });
+  });
+
   it("Stripe's own signer: a header from stripe.webhooks.generateTestHeaderString verifies (200, order confirmed)", async () => {
     // Stripe publishes no fixed secret/payload/timestamp/signature triple; its SDK's test
     // signer (documented by Stripe for testing webhook endpoints) is the authority instead.
