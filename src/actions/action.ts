@@ -42,6 +42,9 @@ export interface ActionResult {
   readonly stream?: Readable;
 }
 
+/** The `query` of an action whose handler parses its query itself (the list language, an OAuth provider's answer). */
+export const queryParsedByHandler = 'parsed-by-handler';
+
 /**
  * JSON Schemas of an action's surface. `params`, `query` and `body` are compiled once and
  * enforced by the executor (`input-schemas.ts`) for HTTP and the CLI alike; the OpenAPI
@@ -52,10 +55,11 @@ export interface ActionSchemas {
   readonly params?: Schema;
   /**
    * The query string, an object schema of its parameters (values are strings, or arrays when
-   * repeated); `noQuery` when it takes none. Left out only where the handler parses the
+   * repeated). Deny by default: an action that declares none takes no parameter, and each
+   * one sent is refused. {@link queryParsedByHandler} opts out, for a handler that parses the
    * query itself and refuses what it does not know (the list language).
    */
-  readonly query?: Schema;
+  readonly query?: Schema | typeof queryParsedByHandler;
   /** The JSON body. */
   readonly body?: Schema;
   /** How members a closed `body` schema leaves out are refused; by default "is not accepted here" (query parameters: "is not a parameter of this operation"). */

@@ -3,7 +3,6 @@ import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import { serializerSchema } from '../derive/response-serializers.js';
 import type { ActionDef } from './action.js';
-import { noQuery } from './no-query.js';
 
 /** `POST /v1/api-clients/{id}/keys`: add a public key; earlier keys stay valid for the overlap. */
 export const rotateClientKey: ActionDef = {
@@ -27,5 +26,5 @@ export const rotateClientKey: ActionDef = {
       ...problems('400', '404', '413', '415'),
     },
   },
-  schemas: { query: noQuery, body: addClientKeySchema, response: { 201: serializerSchema('AddClientKeyResult') } },
+  schemas: { body: addClientKeySchema, response: { 201: serializerSchema('AddClientKeyResult') } },
 };

@@ -4,6 +4,7 @@ import { schemaName } from '../derive/openapi/resource-schemas.js';
 import { ref } from '../derive/openapi/types.js';
 import { serializerSchema } from '../derive/response-serializers.js';
 import { getResource } from '../registry/index.js';
+import { queryParsedByHandler } from './action.js';
 import type { ActionDef } from './action.js';
 
 const products = getResource('products');
@@ -59,7 +60,8 @@ export const searchAvailabilityAction: ActionDef = {
       ...problems('400'),
     },
   },
-  schemas: { response: { 200: searchSerializerSchema(serializerSchema(schemaName(products, 'ListItem'))) } },
+  // The list language on products plus the range, parsed (and unknown names refused) by `parseSearch`.
+  schemas: { query: queryParsedByHandler, response: { 200: searchSerializerSchema(serializerSchema(schemaName(products, 'ListItem'))) } },
 };
 
 /** Both availability operations (CONTRACT.md part 3). */

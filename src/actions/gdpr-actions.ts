@@ -1,7 +1,6 @@
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
 import type { ActionDef } from './action.js';
-import { noQuery } from './no-query.js';
 
 const countMap = { type: 'object', additionalProperties: { type: 'integer' } };
 
@@ -37,7 +36,7 @@ export const eraseUserAction: ActionDef = {
       ...problems('400', '404', '409'),
     },
   },
-  schemas: { query: noQuery, response: { 200: erasureResult } },
+  schemas: { response: { 200: erasureResult } },
 };
 
 /** `GET /v1/users/{id}/export`: the subject's data as one streamed JSON document (GDPR Art. 15, 20). */
@@ -77,7 +76,7 @@ export const exportSubjectAction: ActionDef = {
       ...problems('400', '404'),
     },
   },
-  schemas: { query: noQuery },
+  schemas: {},
 };
 
 const previewResult = {
@@ -110,5 +109,5 @@ export const previewRetentionAction: ActionDef = {
       ...problems('400', '404'),
     },
   },
-  schemas: { query: noQuery, response: { 200: previewResult } },
+  schemas: { response: { 200: previewResult } },
 };

@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { Schema } from '../derive/openapi/types.js';
+import { queryParsedByHandler } from './action.js';
 import type { ActionDef, ActionInput } from './action.js';
 import { fieldErrors } from './input-errors.js';
 import type { InputPart, UnknownMembers } from './input-errors.js';
@@ -30,6 +31,12 @@ function validatorOf(schema: object): ValidateFunction {
 }
 
 const parts: readonly InputPart[] = ['params', 'query', 'body'];
+
+/**
+ * The query schema of an action that declares none: each parameter sent is refused (400
+ * naming it), never silently ignored (CONTRACT.md: "bad query parameter").
+ */
+const noQuery: Schema = { type: 'object', properties: {}, additionalProperties: false };
 const notAccepted: UnknownMembers = { unknown: 'is not accepted here' };
 const notAParameter: UnknownMembers = { unknown: 'is not a parameter of this operation' };
 
@@ -39,10 +46,20 @@ function unknownMembersOf(action: ActionDef, part: InputPart): UnknownMembers {
   return part === 'body' ? (action.schemas.unknownMembers ?? notAccepted) : notAccepted;
 }
 
+/**
+ * The schema a part of an action's input is checked against. A query the action does not
+ * declare is {@link noQuery} (deny by default); one its handler parses is not checked here.
+ */
+function schemaOf(action: ActionDef, part: InputPart): Schema | undefined {
+  if (part !== 'query') return action.schemas[part];
+  const query = action.schemas.query ?? noQuery;
+  return query === queryParsedByHandler ? undefined : query;
+}
+
 /** Compiles an action's input schemas (once per schema object): at start-up, so a bad schema fails the boot. */
 export function compileInputs(action: ActionDef): void {
   for (const part of parts) {
-    const schema = action.schemas[part];
+    const schema = schemaOf(action, part);
     if (schema) validatorOf(schema);
   }
 }
@@ -72,7 +89,7 @@ function errorsOf(schema: object, value: unknown, part: InputPart, unknownMember
 export function checkInput(action: ActionDef, input: Pick<ActionInput, 'params' | 'query' | 'body'>): void {
   const errors: FieldError[] = [];
   for (const part of parts) {
-    const schema = action.schemas[part];
+    const schema = schemaOf(action, part);
     if (schema) errors.push(...errorsOf(schema, input[part], part, unknownMembersOf(action, part)));
   }
   if (errors.length > 0) throw validationError(errors);

@@ -1,8 +1,8 @@
 import { problems } from '../derive/openapi/problems.js';
 import { queryParameters } from '../derive/openapi/query-parameters.js';
 import type { Operation } from '../derive/openapi/types.js';
+import { queryParsedByHandler } from './action.js';
 import type { ActionDef } from './action.js';
-import { noQuery } from './no-query.js';
 import { closedObject, jsonBody, token } from './sign-in-actions.js';
 
 const provider = { name: 'provider', in: 'path', required: true, description: 'The `id` of a provider in `OAUTH_PROVIDERS`.', schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,31}$' } };
@@ -58,7 +58,7 @@ export const oauthActions: readonly ActionDef[] = [
     'GET',
     '/v1/auth/oauth/:provider/callback',
     'public',
-    {},
+    { query: queryParsedByHandler },
     {
       operationId: 'oauth_callback',
       summary: "The provider's answer (redirect URI registered at the provider)",
@@ -79,7 +79,7 @@ export const oauthActions: readonly ActionDef[] = [
     'POST',
     '/v1/auth/oauth/token',
     'token',
-    { query: noQuery, body: tokenBody },
+    { body: tokenBody },
     {
       operationId: 'oauth_token',
       summary: 'Exchange a login code for a user token',

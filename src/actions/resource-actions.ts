@@ -3,9 +3,9 @@ import { resourceSchemas, schemaName } from '../derive/openapi/resource-schemas.
 import { serializerSchema } from '../derive/response-serializers.js';
 import { reservedColumns } from '../registry/define-resource.js';
 import type { Operation, ResourceDef } from '../registry/types.js';
+import { queryParsedByHandler } from './action.js';
 import type { ActionDef, HttpMethod } from './action.js';
 import type { UnknownMembers } from './input-errors.js';
-import { noQuery } from './no-query.js';
 
 const serverOwnedMessage = 'is set by the service and cannot be written';
 
@@ -27,35 +27,34 @@ function bodyMembers(resource: ResourceDef, op: 'create' | 'update'): UnknownMem
 /**
  * The query and body each operation accepts and the JSON answer compiled into its
  * serialiser. Lists and exports parse their query language themselves (`parseListQuery`,
- * which refuses unknown names); the single-record operations and create take no parameter.
+ * which refuses unknown names); the single-record operations and create take no parameter
+ * (no query schema: the executor refuses every one).
  */
 function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['schemas'] {
   switch (op) {
     case 'list':
-      return { response: { 200: serializerSchema(schemaName(resource, 'List')) } };
+      return { query: queryParsedByHandler, response: { 200: serializerSchema(schemaName(resource, 'List')) } };
     case 'create': {
       const record = serializerSchema(schemaName(resource, 'Record'));
       const extras = Object.fromEntries(Object.keys(resource.shownOnCreate ?? {}).map((name) => [name, { type: 'string' }]));
       return {
-        query: noQuery,
         body: resourceSchemas(resource)[schemaName(resource, 'Create')],
         unknownMembers: bodyMembers(resource, 'create'),
         response: { 201: { ...record, properties: { ...(record.properties as object), ...extras } } },
       };
     }
     case 'read':
-      return { query: noQuery, response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
+      return { response: { 200: serializerSchema(schemaName(resource, 'Record')) } };
     case 'delete':
-      return { query: noQuery };
+      return {};
     case 'update':
       return {
-        query: noQuery,
         body: resourceSchemas(resource)[schemaName(resource, 'Update')],
         unknownMembers: bodyMembers(resource, 'update'),
         response: { 200: serializerSchema(schemaName(resource, 'Record')) },
       };
-    default:
-      return {};
+    case 'export':
+      return { query: queryParsedByHandler };
   }
 }
 

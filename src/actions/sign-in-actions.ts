@@ -1,7 +1,6 @@
 import { problems } from '../derive/openapi/problems.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { ActionDef, Authentication } from './action.js';
-import { noQuery } from './no-query.js';
 
 export const json = (properties: Record<string, unknown>, required: readonly string[]) => ({ 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } });
 /** A closed object schema: the body of a step, declared once, enforced by the executor and printed in OpenAPI. */
@@ -27,7 +26,7 @@ function step(name: string, path: string, authentication: Authentication, body: 
     authentication,
     stepUp: false,
     openapi,
-    schemas: { query: noQuery, ...(body ? { body } : {}) },
+    schemas: { ...(body ? { body } : {}) },
   };
 }
 

@@ -6,9 +6,9 @@ import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
+import { queryParsedByHandler } from './action.js';
 import type { ActionDef } from './action.js';
 import { incomingEventSchemas } from './incoming-event-schemas.js';
-import { noQuery } from './no-query.js';
 
 function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>): ActionDef {
   return {
@@ -21,7 +21,7 @@ function declare(name: string, method: 'GET' | 'POST', path: string, capability:
     authentication: 'client',
     stepUp: method === 'POST',
     openapi: { ...openapi, tags: ['webhooks'] },
-    schemas: { query: noQuery },
+    schemas: {},
   };
 }
 
@@ -75,7 +75,7 @@ export const webhookActions: readonly ActionDef[] = [
     rateLimitGroup: 'public',
     authentication: 'public',
     stepUp: false,
-    schemas: { query: noQuery },
+    schemas: {},
     openapi: {
       operationId: 'receive_webhook',
       summary: 'Receive an event from a sender (Standard Webhooks or Stripe)',
@@ -186,7 +186,7 @@ export const webhookActions: readonly ActionDef[] = [
     }),
     stepUp: false,
     // The list language, parsed (and unknown names refused) by the webhook service.
-    schemas: {},
+    schemas: { query: queryParsedByHandler },
   },
   {
     ...declare('attempts', 'GET', '/v1/webhooks/:id/deliveries/:delivery_id/attempts', 'webhooks:read', {
@@ -209,7 +209,7 @@ export const webhookActions: readonly ActionDef[] = [
     }),
     stepUp: false,
     // The list language, as for the deliveries.
-    schemas: {},
+    schemas: { query: queryParsedByHandler },
   },
   declare('retry', 'POST', '/v1/webhooks/:id/deliveries/:delivery_id/retry', 'webhooks:retry', {
     operationId: 'retry_webhook_delivery',

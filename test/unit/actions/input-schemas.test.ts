@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionKey, actions } from '../../../src/actions/index.js';
 import type { ActionDef } from '../../../src/actions/index.js';
+import { queryParsedByHandler } from '../../../src/actions/action.js';
 import type { ActionServices } from '../../../src/handlers/index.js';
 import { checkInput, compileInputs } from '../../../src/actions/input-schemas.js';
 import { loadConfig } from '../../../src/config/config.js';
@@ -34,7 +35,9 @@ function operationOf(action: ActionDef): Operation {
 }
 
 const withBody = actions.filter((action) => action.schemas.body);
-const withQuery = actions.filter((action) => action.schemas.query);
+/** Actions with a query schema of their own, and those that declare none (so take no parameter). */
+const withQuery = actions.flatMap((action) => (typeof action.schemas.query === 'object' ? [{ action, query: action.schemas.query }] : []));
+const withoutQuery = actions.filter((action) => action.schemas.query === undefined);
 
 function problemOf(call: () => void): ApiError {
   try {
@@ -63,17 +66,27 @@ describe('action input schemas', () => {
         'api-clients.rotate-key',
       ]),
     );
-    expect(withQuery.map(actionKey)).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability', 'products.read', 'products.create', 'webhooks.received']));
+    expect(withQuery.map(({ action }) => actionKey(action))).toEqual(expect.arrayContaining(['users.oauth-start', 'products.availability', 'webhooks.received']));
+    expect(withoutQuery.map(actionKey)).toEqual(expect.arrayContaining(['products.read', 'products.create', 'products.update', 'products.delete', 'users.erase', 'users.otp-start']));
   });
 
-  it('declare a closed query on every action but the list language and the OAuth callback', () => {
+  it('leave the query to the handler only for the list language and the OAuth callback', () => {
     // Lists, exports, the availability search, deliveries and attempts parse (and refuse) their
     // query language themselves; the OAuth callback takes what a provider appends (RFC 6749 §4.1.2).
     const listLanguage = (action: ActionDef) => (action.openapi.parameters ?? []).some((parameter) => parameter.$ref === '#/components/parameters/where');
     for (const action of actions) {
-      if (listLanguage(action) || actionKey(action) === 'users.oauth-callback') expect(action.schemas.query, actionKey(action)).toBeUndefined();
-      else expect(action.schemas.query?.additionalProperties, actionKey(action)).toBe(false);
+      const parsedByHandler = action.schemas.query === queryParsedByHandler;
+      expect(parsedByHandler, actionKey(action)).toBe(listLanguage(action) || actionKey(action) === 'users.oauth-callback');
     }
+  });
+
+  it('declare closed query schemas, so a parameter an action does not name is refused', () => {
+    for (const { action, query } of withQuery) expect(query.additionalProperties, actionKey(action)).toBe(false);
+  });
+
+  it.each(withoutQuery.map((action) => [actionKey(action), action] as const))('%s: declares no query, documents none and refuses any', (_key, action) => {
+    expect((operationOf(action).parameters ?? []).map(resolve).filter((parameter) => parameter.in === 'query')).toEqual([]);
+    expect(problemOf(() => checkInput(action, { params: {}, query: { page: '1' }, body: undefined })).errors).toContainEqual({ field: 'page', message: 'is not a parameter of this operation' });
   });
 
   it('refuse each query parameter an action does not take, naming it', () => {
@@ -99,8 +112,7 @@ describe('action input schemas', () => {
     expect(JSON.parse(JSON.stringify(resolve(printed ?? {})))).toEqual(action.schemas.body);
   });
 
-  it.each(withQuery.map((action) => [actionKey(action), action] as const))('%s: the OpenAPI query parameters are the properties the executor enforces', (_key, action) => {
-    const query = action.schemas.query ?? {};
+  it.each(withQuery.map(({ action, query }) => [actionKey(action), action, query] as const))('%s: the OpenAPI query parameters are the properties the executor enforces', (_key, action, query) => {
     const properties = query.properties as Record<string, OpenApiObject>;
     const required = (query.required ?? []) as string[];
     const parameters = (operationOf(action).parameters ?? []).map(resolve).filter((parameter) => parameter.in === 'query');
