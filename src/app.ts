@@ -13,6 +13,7 @@ import { installDeprecation } from './http/deprecation.js';
 import { errorHandler } from './http/error-handler.js';
 import { frameworkErrors } from './http/framework-errors.js';
 import { clientErrorHandler } from './http/client-errors.js';
+import { installQueryEncodingCheck } from './http/query-encoding.js';
 import { ApiError } from './http/errors.js';
 import { MethodRouter } from './http/method-router.js';
 import { sendProblem } from './http/problem.js';
@@ -148,6 +149,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   server.addHook('onRoute', (route) => catalogue.add(route));
   installDeprecation(server);
   await installSecurityHeaders(server, config);
+  installQueryEncodingCheck(server);
   installSecurity(server, { authenticator, clients, tenants, users, events });
   installRequestMetrics(server, metrics);
   await installRateLimits(server, config, { ...(redis ? { redis } : {}), onRefused });

@@ -73,6 +73,10 @@ const refusedQueries: readonly [string, string][] = [
   ['NUL in a parameter value', 'city=Ber%00lin'],
   ['NUL in a regex', w({ name: { $regex: 'a\u0000' } })],
   ['NUL in a regex parameter', 'name__regex=a%00'],
+  ['a truncated percent-escape', 'city=%E0%A4%A'],
+  ['a lone percent sign', 'city=100%'],
+  ['an escaped lone surrogate', 'city=%ED%A0%80'],
+  ['a badly encoded parameter name', '%E0=x'],
 ];
 
 describe.each(dialects)('injection through the list API on %s', (dialect) => {
@@ -149,6 +153,23 @@ describe.each(dialects)('injection through the list API on %s', (dialect) => {
     }
     const long = await request({ method: 'DELETE', url: `/v1/products/${'a'.repeat(300)}`, headers: { 'if-match': '"x"' } });
     expectProblem(long, 404, 'not_found');
+  });
+
+  it('names the badly encoded query parameters, on lists and on every other route', async () => {
+    const list = await request({ method: 'GET', url: '/v1/products/?city=Lisboa&name=%E0%A4%A&%ZZ=1&sort=name' });
+    expect(expectProblem(list, 400, 'validation_failed').errors).toEqual([
+      { field: 'name', message: 'invalid percent-encoding' },
+      { field: 'query', message: 'invalid percent-encoding' },
+    ]);
+    // Before authentication, as a badly encoded path is: the request is not understood at all.
+    const anonymous = await h.request({ method: 'GET', url: '/v1/products/?city=%' });
+    expect(errorFields(expectProblem(anonymous, 400, 'validation_failed'))).toEqual(['city']);
+    const good = await request({ method: 'GET', url: '/v1/products/?city=S%C3%A3o+Paulo%20Sul' });
+    expect(good.statusCode).toBe(200);
+    // The token endpoint answers in RFC 6749's words, before it reads the form (else: unsupported_grant_type).
+    const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' } as const;
+    expect((await h.request({ ...form, url: '/v1/auth/token?x=%E0' })).json()).toMatchObject({ error: 'invalid_request' });
+    expect((await h.request({ ...form, url: '/v1/auth/token?x=%C3%A0' })).json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
   it.each([
