@@ -165,7 +165,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
       clock,
       dpop,
     }),
-    idempotency: new IdempotencyKeys(database, clock),
+    idempotency: new IdempotencyKeys(database, clock, dataKey),
     async close() {
       unsubscribe();
       await events.flush();

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/dialect.js';
-import { IdempotencyKeys } from '../http/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import type { Clock } from '../core/clock.js';
 import { JobLeases } from '../services/job-lease.js';
 import { applyRetentionPolicies } from './retention-policies.js';
@@ -65,7 +65,7 @@ export async function runRetention(database: Database, retention: RetentionSetti
   const audit = await purgeExpiredAudit(database, retention.audit, clock.now(), {
     onBatch: (category, deleted) => log.debug({ category, deleted }, 'audit retention batch'),
   });
-  const idempotencyKeys = await new IdempotencyKeys(database, clock).purgeExpired(clock.now());
+  const idempotencyKeys = await purgeExpiredIdempotencyKeys(database, clock.now());
   const receivedWebhookEvents = await purgeReceivedEvents(database, clock.now(), retention.receivedWebhookDays);
   const deliveryHistory = await purgeDeliveryHistory(database, clock.now(), retention.deliveryHistoryDays);
   const signInChallenges = await purgeExpiredChallenges(database, clock.now());

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/dialect.js';
 import type { Clock } from '../core/clock.js';
 import { canonicalJson } from '../core/etag.js';
+import type { DataKey } from '../security/data-key.js';
 import { ApiError, validationError } from './errors.js';
 
 /** How long a stored answer is replayed (draft-ietf-httpapi-idempotency-key-header). */
@@ -29,12 +30,15 @@ export type Claim = { readonly kind: 'run'; complete(answer: StoredAnswer): Prom
  * row); a repeat with the same body replays the stored answer, with a different body is
  * refused (422), and while the first still runs is refused (409). Only executed requests
  * (2xx) are stored: a refused request (400, 404, 412…) changed nothing, so its key is
- * released and may be retried.
+ * released and may be retried. A stored body is sealed under the data key: some answers
+ * carry a secret shown once (a webhook's signing secret), which must not sit readable in
+ * the database or its backups for the replay window.
  */
 export class IdempotencyKeys {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    private readonly dataKey: DataKey,
   ) {}
 
   /**
@@ -65,14 +69,18 @@ export class IdempotencyKeys {
       throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still running; retry once it has finished', { headers: { 'retry-after': '1' } });
     return {
       kind: 'replay',
-      answer: { status: Number(row.status), headers: dialect.fromDb('object', row.headers) as Record<string, string>, body: dialect.fromDb('object', row.body) },
+      answer: { status: Number(row.status), headers: dialect.fromDb('object', row.headers) as Record<string, string>, body: this.unseal(dialect.fromDb('object', row.body)) },
     };
   }
 
-  /** Removes answers past their replay window (run by the retention job). */
-  async purgeExpired(now: number): Promise<number> {
-    const result = await this.database.db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  private seal(body: unknown): { readonly sealed: string } {
+    return { sealed: this.dataKey.encrypt(JSON.stringify(body ?? null)) };
+  }
+
+  /** A stored body; one stored before bodies were sealed is replayed as it is. */
+  private unseal(stored: unknown): unknown {
+    const sealed = (stored as { sealed?: unknown } | null)?.sealed;
+    return typeof sealed === 'string' && Object.keys(stored as object).length === 1 ? JSON.parse(this.dataKey.decrypt(sealed)) : stored;
   }
 
   private running(scope: string, key: string): Claim {
@@ -84,7 +92,7 @@ export class IdempotencyKeys {
         try {
           await db
             .updateTable('idempotency_keys')
-            .set({ state: 'done', status: answer.status, headers: dialect.toDb('object', answer.headers), body: dialect.toDb('object', answer.body ?? null), expires_at: done + replayWindowMs })
+            .set({ state: 'done', status: answer.status, headers: dialect.toDb('object', answer.headers), body: dialect.toDb('object', this.seal(answer.body)), expires_at: done + replayWindowMs })
             .where('scope', '=', scope)
             .where('key', '=', key)
             .execute();
@@ -106,4 +114,10 @@ export class IdempotencyKeys {
       },
     };
   }
+}
+
+/** Removes answers past their replay window (run by the retention job). */
+export async function purgeExpiredIdempotencyKeys(database: Database, now: number): Promise<number> {
+  const result = await database.db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

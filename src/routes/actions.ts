@@ -39,11 +39,18 @@ function send(reply: FastifyReply, result: ActionResult): FastifyReply {
  * Runs a POST with an `Idempotency-Key` at most once per key: the first answer is stored
  * and replayed to repeats (scoped by principal, acting tenant and URL).
  */
+/**
+ * The route a request ran, as one spelling: the action's path with its decoded parameters,
+ * so `/v1/products/` and `/v1/products`, or an id written with percent-escapes, share a key.
+ */
+function routeOf(action: ActionDef, params: Readonly<Record<string, string>>): string {
+  return action.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
 async function runIdempotent(action: ActionDef, handler: Handler, request: FastifyRequest, reply: FastifyReply, services: ActionServices, keys: IdempotencyKeys, key: string): Promise<FastifyReply> {
   const input = actionInput(request, action.authentication === 'public');
   const { principal } = input.context;
-  const path = request.url.split('?')[0] ?? request.url;
-  const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${path}`;
+  const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${routeOf(action, input.params)}`;
   const claim = await keys.claim(scope, key, request.body);
   if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), claim.answer);
   let result: ActionResult;

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
-import { IdempotencyKeys, replayWindowMs } from '../../../src/http/idempotency.js';
+import { IdempotencyKeys, purgeExpiredIdempotencyKeys, replayWindowMs } from '../../../src/http/idempotency.js';
+import { DataKey } from '../../../src/security/data-key.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { clientKeyPair } from '../../support/keys.js';
 import { dialects } from '../../support/databases.js';
@@ -99,6 +100,29 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
     expect(theirs.json()._id).not.toBe(mine.json()._id);
   });
 
+  it('is one route however its path is spelt: a trailing slash or escaped id replays', async () => {
+    const first = await post(product('spelt'), 'key-10', token, '/v1/products/');
+    const again = await post(product('spelt'), 'key-10', token, '/v1/products');
+    expect([first.statusCode, again.statusCode]).toEqual([201, 201]);
+    expect(again.headers['idempotency-replayed']).toBe('true');
+    expect(await count('spelt')).toBe(1);
+    const target = await h.client(tenant, ['products:list']);
+    const body = { public_key: clientKeyPair().publicPem };
+    const escaped = target.clientId.replace(/^./, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    expect((await post(body, 'key-11', token, `/v1/api-clients/${target.clientId}/keys`)).statusCode).toBe(201);
+    expect((await post(body, 'key-11', token, `/v1/api-clients/${escaped}/keys/`)).headers['idempotency-replayed']).toBe('true');
+  });
+
+  it('stores no answer readable in the database: a shown-once secret is sealed', async () => {
+    const created = await post(product('kept-out-of-sight'), 'key-12');
+    const rows = await h.database.db.selectFrom('idempotency_keys').select('body').where('key', '=', 'key-12').execute();
+    expect(rows).toHaveLength(1);
+    const stored = JSON.stringify(h.database.dialect.fromDb('object', rows[0]?.body));
+    expect(stored).not.toContain(String(created.json()._id));
+    expect(stored).not.toContain('kept-out-of-sight');
+    expect((await post(product('kept-out-of-sight'), 'key-12')).json()).toEqual(created.json());
+  });
+
   it('a refused request leaves the key free for a corrected retry', async () => {
     expectProblem(await post({ name: 'incomplete' }, 'key-5'), 400, 'validation_failed');
     expect((await post(product('corrected'), 'key-5')).statusCode).toBe(201);
@@ -118,7 +142,7 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
 
   it('forgets a key after 24 hours', async () => {
     let now = Date.now();
-    const keys = new IdempotencyKeys(h.database, { now: () => now });
+    const keys = new IdempotencyKeys(h.database, { now: () => now }, DataKey.open(h.config));
     const first = await keys.claim('scope-day', 'key-7', { a: 1 });
     expect(first.kind).toBe('run');
     if (first.kind === 'run') await first.complete({ status: 201, headers: {}, body: { id: 1 } });
@@ -126,12 +150,12 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
     expect((await keys.claim('scope-day', 'key-7', { a: 1 })).kind).toBe('replay');
     now += 2;
     expect((await keys.claim('scope-day', 'key-7', { a: 2 })).kind).toBe('run');
-    expect(await keys.purgeExpired(now + replayWindowMs + 200_000)).toBeGreaterThan(0);
+    expect(await purgeExpiredIdempotencyKeys(h.database, now + replayWindowMs + 200_000)).toBeGreaterThan(0);
   });
 
   it('a first request that crashed holds its key for the lease only', async () => {
     let now = Date.now();
-    const keys = new IdempotencyKeys(h.database, { now: () => now });
+    const keys = new IdempotencyKeys(h.database, { now: () => now }, DataKey.open(h.config));
     expect((await keys.claim('scope-crash', 'key-9', {})).kind).toBe('run');
     await expect(keys.claim('scope-crash', 'key-9', {})).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
     now += 120_001;
