@@ -8,7 +8,7 @@ import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';
 import type { Scheme } from './challenge.js';
-import type { ClientDirectory } from './client-directory.js';
+import type { ClientDirectory, ClientState } from './client-directory.js';
 import type { IpAllowlist } from '../lib/ip-allowlist.js';
 import type { Principal, TenantScope } from '../core/principal.js';
 import { guardRoute } from './route-guard.js';
@@ -114,7 +114,7 @@ interface Caller {
   readonly actorId: string;
   /** The caller's own node (`null`: the root). */
   readonly homeId: string | null;
-  /** What this request may use: the token's scope, for a user also within the user's role. */
+  /** What this request may use: the token's scope, within what the client or the user's role holds now. */
   readonly granted: ReadonlySet<string>;
   /** A client's address allowlist; users have none. */
   readonly allowlist?: IpAllowlist;
@@ -137,7 +137,7 @@ function activeCaller(deps: SecurityDeps, auth: Authenticated, capability: strin
   return then(deps.clients.lookup(claims.client_id), (client) => {
     if (!client || client.disabled)
       throw authError('invalid_token', 'The client of this token is disabled or deleted', scheme, 'invalid_token', { privateReason: `client ${claims.client_id} inactive` });
-    return { actorType: 'client', actorId: client.clientId, homeId: client.tenantId, granted: grantedCapabilities(claims), allowlist: client.allowlist };
+    return { actorType: 'client', actorId: client.clientId, homeId: client.tenantId, granted: clientGrants(claims, client), allowlist: client.allowlist };
   });
 }
 
@@ -189,6 +189,23 @@ function grantedCapabilities(claims: AccessTokenClaims): ReadonlySet<string> {
     granted = new Set(claims.scope.split(' '));
     grantedByClaims.set(claims, granted);
   }
+  return granted;
+}
+
+const clientGrantsByClaims = new WeakMap<AccessTokenClaims, { readonly client: ClientState; readonly granted: ReadonlySet<string> }>();
+
+/**
+ * The token's scope within the client's capabilities as they are now: a capability taken
+ * from a client stops working for the tokens it already holds as soon as its directory
+ * entry is refreshed (at most 5 s, docs/operations.md), not when they expire. Computed
+ * once per verified claims and directory entry.
+ */
+function clientGrants(claims: AccessTokenClaims, client: ClientState): ReadonlySet<string> {
+  const known = clientGrantsByClaims.get(claims);
+  if (known?.client === client) return known.granted;
+  const current = new Set(client.capabilities);
+  const granted = new Set([...grantedCapabilities(claims)].filter((capability) => current.has(capability)));
+  clientGrantsByClaims.set(claims, { client, granted });
   return granted;
 }
 

@@ -95,6 +95,8 @@ interface World {
   /** An end user of Acme and a token of theirs (`amr` as given), minted like sign-in does. */
   user(role: 'guest' | 'admin', amr: readonly string[], status?: 'active' | 'disabled'): Promise<string>;
   disable(client: TestClient): Promise<void>;
+  /** Replaces the client's capabilities (tokens issued before keep their scope claim). */
+  grant(client: TestClient, capabilities: readonly string[]): Promise<void>;
   form(client: TestClient, options?: { scope?: string; assertion?: string }): Promise<Record<string, string>>;
 }
 
@@ -240,6 +242,16 @@ const cases: readonly Case[] = [
         refused: (app) => app.server.inject({ method: 'POST', url: '/v1/products', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: '{}' }),
         warmUp: get(token),
       };
+    },
+  },
+  {
+    name: 'a capability withdrawn from the client after its token was issued',
+    expected: problem(403, 'insufficient_scope', challenges.scope('products:list')),
+    arrange: async (w) => {
+      const client = await w.client(['products:list', 'products:read']);
+      const token = await w.bearer(client);
+      await w.grant(client, ['products:read']);
+      return { refused: get(token), warmUp: get(await w.bearer(await w.client())) };
     },
   },
   // Tenant scope.
@@ -462,6 +474,11 @@ describe.each(dialects)('every refusal, on cold and on warm caches, on %s', (dia
         const clients = getResource('api-clients');
         const { etag } = await h.app.resources.read(system, clients, client.clientId);
         await h.app.resources.update(system, clients, client.clientId, etag, { disabled: true });
+      },
+      async grant(client, capabilities) {
+        const clients = getResource('api-clients');
+        const { etag } = await h.app.resources.read(system, clients, client.clientId);
+        await h.app.resources.update(system, clients, client.clientId, etag, { capabilities: [...capabilities] });
       },
       form,
     };
