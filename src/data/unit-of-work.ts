@@ -84,7 +84,8 @@ export class UnitOfWork extends ScopedQueries {
    * Updates a record from the ETag it was read with (compare-and-swap: the check and the
    * write are one statement); audits the changed fields, event `<resource>.updated`.
    * `action` names a sub-operation that changed the record (audited under its name);
-   * `event` replaces the outbox event type (e.g. `users.erased`).
+   * `event` replaces the outbox event type (e.g. `users.erased`). A resource without an
+   * `update` operation (consents, changed only by erasure) has no `updated` event to send.
    */
   async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string } = {}): Promise<Written> {
     const before = rowToRecord(resource, this.dialect, current);
@@ -97,7 +98,8 @@ export class UnitOfWork extends ScopedQueries {
     const after = rowToRecord(resource, this.dialect, row);
     const changed = Object.keys(changes).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
     const audit = options.audit ?? { old: pick(before, changed), new: pick(after, changed) };
-    await this.changed(resource, row, options.action ?? 'update', options.event ?? `${resource.name}.updated`, audit.old, audit.new);
+    const event = options.event ?? (resource.operations.includes('update') ? `${resource.name}.updated` : null);
+    await this.changed(resource, row, options.action ?? 'update', event, audit.old, audit.new);
     return { row, etag };
   }
 
@@ -167,12 +169,13 @@ export class UnitOfWork extends ScopedQueries {
     for (const fn of this.afterCommit) fn();
   }
 
-  private async changed(resource: ResourceDef, row: Row, action: string, type: string, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
+  /** Audits a change of `row` and records its event `type` (none when `null`). */
+  private async changed(resource: ResourceDef, row: Row, action: string, type: string | null, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
     const recordId = String(row._id);
     const tenantId = (row.tenant_id as string | null) ?? null;
     const subject = dataSubject(resource, row);
     const auditId = await this.audit({ category: 'data', action, resource: resource.name, recordId, tenantId, oldValues, newValues, subject });
-    await appendOutbox(this.db, this.dialect, { type, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
+    if (type !== null) await appendOutbox(this.db, this.dialect, { type, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
   }
 }
 

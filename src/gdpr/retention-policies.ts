@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ExpressionBuilder } from 'kysely';
-import { rewriteOutboxData } from '../data/outbox.js';
+import { appendOutbox, rewriteOutboxData } from '../data/outbox.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import type { ScopedSelect } from '../data/scoped-queries.js';
 import { destroySubjectKeys } from '../data/subject-keys.js';
@@ -219,7 +219,17 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
     .execute()) as Row[];
   if (due.length === 0) return 0;
   const ids = due.map((row) => String(row._id));
+  const auditId = await unit.audit({
+    category: resource === auditLogs ? 'security' : 'data',
+    action: policy.action === 'delete' ? 'retention_purged' : 'retention_anonymized',
+    resource: resource === auditLogs ? 'audit-logs' : resource.name,
+    recordId: null,
+    tenantId: policy.tenantId,
+    oldValues: null,
+    newValues: { policy: policy.id, category: policy.category, count: ids.length },
+  });
   if (policy.action === 'delete') {
+    if (resource.operations.includes('delete')) await announceDeletes(unit, resource, due, auditId);
     await unit.purge(resource, ids);
   } else {
     for (const row of due) {
@@ -237,14 +247,23 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
       ids.map((id) => (resource.name === 'users' ? id : `${resource.name}/${id}`)),
       now,
     );
-  await unit.audit({
-    category: resource === auditLogs ? 'security' : 'data',
-    action: policy.action === 'delete' ? 'retention_purged' : 'retention_anonymized',
-    resource: resource === auditLogs ? 'audit-logs' : resource.name,
-    recordId: null,
-    tenantId: policy.tenantId,
-    oldValues: null,
-    newValues: { policy: policy.id, category: policy.category, count: ids.length },
-  });
   return ids.length;
+}
+
+/**
+ * One `<resource>.deleted` event per purged record the API still showed (CONTRACT.md: one
+ * event per committed write), carrying its last state and the batch's audit entry. A record
+ * soft-deleted earlier announced its deletion then; its purge is not news.
+ */
+async function announceDeletes(unit: UnitOfWork, resource: ResourceDef, rows: readonly Row[], auditId: string): Promise<void> {
+  for (const row of rows) {
+    if (row.deleted_at !== null && row.deleted_at !== undefined) continue;
+    const data = rowToRecord(resource, unit.dialect, row);
+    await appendOutbox(
+      unit.trx,
+      unit.dialect,
+      { type: `${resource.name}.deleted`, resource: resource.name, recordId: String(row._id), tenantId: (row.tenant_id as string | null) ?? null, data, auditId },
+      unit.now,
+    );
+  }
 }

@@ -241,6 +241,11 @@ describe('erasure, step by step', { shuffle: false }, () => {
       expect(createEntry.new_values).toMatchObject({ email: '[erased]', first_name: '[erased]', locale: 'en' });
       const erased = await h.database.db.selectFrom('outbox_events').select(['type', 'record_id']).where('type', '=', 'users.erased').where('record_id', '=', ids.user).execute();
       expect(erased).toEqual([{ type: 'users.erased', record_id: ids.user }]);
+      // Consents have no update operation, so no `consents.updated` a webhook could not subscribe to.
+      const types = await h.database.db.selectFrom('outbox_events').select('type').distinct().execute();
+      const subscribable = (await get('/v1/webhooks/events')).json() as { items?: string[] } | string[];
+      const names = Array.isArray(subscribable) ? subscribable : (subscribable.items ?? []);
+      expect(types.map((t) => String(t.type)).filter((type) => !names.includes(type))).toEqual([]);
     });
   });
 });

@@ -42,6 +42,9 @@ describe('retention policies, step by step', { shuffle: false }, () => {
       for (let i = 0; i < 4; i += 1) bookings.push(String((await post('bookings', { product_id: product._id, notes: `n${i}`, ...timeRange }))._id));
       held = bookings[1] ?? '';
       await post('legal-holds', { resource: 'bookings', record_id: held, reason: 'dispute' });
+      // Deleted through the API back then: its `bookings.deleted` event went out at that time.
+      const deleted = await h.request({ method: 'GET', url: `/v1/bookings/${bookings[3] ?? ''}`, token });
+      expect((await h.request({ method: 'DELETE', url: `/v1/bookings/${bookings[3] ?? ''}`, token, headers: { 'if-match': String(deleted.headers.etag) } })).statusCode).toBe(204);
       time = start;
       userNew = String((await post('users', { email: 'new@example.com', first_name: 'Nina' }))._id);
     });
@@ -71,12 +74,27 @@ describe('retention policies, step by step', { shuffle: false }, () => {
       expect(dry.map((r) => r.processed)).toEqual([3, 1]);
       expect(await live('bookings')).toEqual([...bookings].sort());
 
+      const deletedEvents = async () =>
+        (await h.database.db.selectFrom('outbox_events').select(['record_id', 'audit_id', 'data']).where('type', '=', 'bookings.deleted').orderBy('record_id').execute()).map((e) => ({
+          record: String(e.record_id),
+          audit: String(e.audit_id),
+          data: h.database.dialect.fromDb('object', e.data) as Record<string, unknown>,
+        }));
+      expect((await deletedEvents()).map((e) => e.record)).toEqual([bookings[3]]);
       const runs = await applyRetentionPolicies(h.database, clock, { batchSize: 2 });
       expect(runs).toEqual([
         { policy: purge._id, category: 'bookings', action: 'delete', processed: 3, held: 1 },
         { policy: anonymise._id, category: 'users', action: 'anonymize', processed: 1, held: 0 },
       ]);
       expect(await live('bookings')).toEqual([held]);
+      // One event per record the API still showed, with its last state and the purge's audit entry.
+      const events = await deletedEvents();
+      expect(events.map((e) => e.record)).toEqual([bookings[0], bookings[2], bookings[3]].sort());
+      const purges = await h.database.db.selectFrom('audit_logs').select('_id').where('action', '=', 'retention_purged').execute();
+      for (const event of events.filter((e) => e.record !== bookings[3])) {
+        expect(purges.map((p) => String(p._id))).toContain(event.audit);
+        expect(event.data).toMatchObject({ _id: event.record, notes: expect.stringMatching(/^n[02]$/) });
+      }
       const old = (await h.request({ method: 'GET', url: `/v1/users/${userOld}`, token })).json();
       expect(old).toMatchObject({ email: '[erased]', first_name: '[erased]' });
       expect((await h.request({ method: 'GET', url: `/v1/users/${userNew}`, token })).json()).toMatchObject({ email: 'new@example.com', first_name: 'Nina' });
