@@ -17,7 +17,7 @@ import { token } from './token.js';
 
 const usage = `Usage: npm run --silent cli -- <command> [options]
 
-  tenant create --name N [--level partner|parent_tenant|tenant] [--parent ID] [--currency EUR]
+  tenant create --name N [--level partner|parent_tenant|tenant] [--parent ID|system] [--currency EUR]
   client create --name N (--tenant ID|system | --new-tenant NAME) --capabilities "a:b c:d"
                 (--public-key FILE | --generate-key NAME) [--kid K] [--ip-allow CIDR,CIDR]
   client add-key --client ID --public-key FILE [--kid K] [--overlap-days N]

@@ -9,7 +9,7 @@ import { actionKey, actions, findAction } from '../src/actions/index.js';
 import { validationError } from '../src/http/errors.js';
 import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
 import type { QueryString } from '../src/query/list-query.js';
-import { asSystem } from '../src/core/principal.js';
+import { asSystem, systemNodeId } from '../src/core/principal.js';
 import type { TenantScope } from '../src/core/principal.js';
 import { applyRetentionPolicies } from '../src/gdpr/retention-policies.js';
 import { retentionRowCounts, retentionSettingsFromConfig, runRetention } from '../src/gdpr/retention-job.js';
@@ -113,7 +113,8 @@ export async function buildOperatorServices(config: Config, database: Database) 
     async createTenant(input: { name: Maybe; level: Maybe; parent: Maybe; currency: Maybe }) {
       const body: Record<string, unknown> = { name: need(input.name, '--name') };
       if (input.level) body.level = input.level;
-      if (input.parent) body.parent_id = input.parent;
+      // `system` names the built-in root node (CONTRACT.md), which nodes below it record as no parent.
+      if (input.parent) body.parent_id = input.parent === systemNodeId ? null : input.parent;
       if (input.currency) body.currency = input.currency;
       return (await run('tenants.create', { body })).body as Record<string, unknown>;
     },

@@ -67,6 +67,10 @@ describe('operator CLI on sqlite', () => {
       const node = onlyJson(run);
       expect(node).toMatchObject({ name: 'Acme', level: 'partner', parent_id: null, currency: 'CHF' });
       expect(node._id).toEqual(expect.any(String));
+      // The built-in root named as the parent: the same place.
+      const below = await runCli(['tenant', 'create', '--name', 'Beta', '--level', 'partner', '--parent', 'system'], env);
+      expect(below.code, below.stderr).toBe(0);
+      expect(onlyJson(below)).toMatchObject({ name: 'Beta', level: 'partner', parent_id: null });
     },
     slow,
   );
