@@ -6,6 +6,7 @@ import { legalHoldHooks } from '../services/hooks/legal-holds.js';
 import { retentionPolicyHooks } from '../gdpr/retention-policy-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
 import { tenantHooks } from '../services/hooks/tenants.js';
+import { userHooks } from '../gdpr/user-hooks.js';
 
 /** Resource-specific behaviour, keyed by resource name. */
 export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>> = {}): Partial<Record<ResourceName, ResourceHooks>> {
@@ -16,8 +17,7 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
     'legal-holds': legalHoldHooks,
-    // The security pipeline caches users (role, status) for their tokens.
-    users: { invalidates: 'user' },
+    users: userHooks,
     'audit-logs': auditValueHooks,
     'retention-policies': retentionPolicyHooks,
     ...extra,

@@ -67,7 +67,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   legal_hold: { status: 409, title: 'The record is under a legal hold' },
   capacity_exceeded: { status: 409, title: 'Not enough units of the product are free for this booking' },
   product_unavailable: { status: 409, title: 'The product takes no new bookings' },
-  invalid_transition: { status: 409, title: 'The booking cannot change to this status' },
+  invalid_transition: { status: 409, title: 'The record cannot change to this status' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/dialect.js';
 import type { Clock } from '../core/clock.js';
 import { canonicalJson } from '../core/etag.js';
-import type { DataKey } from '../security/data-key.js';
 import { ApiError, validationError } from './errors.js';
 
 /** How long a stored answer is replayed (draft-ietf-httpapi-idempotency-key-header). */
@@ -13,6 +12,12 @@ const leaseMs = 120_000;
 
 /** The header value: 1–255 printable ASCII characters. */
 const validKey = /^[\x20-\x7e]{1,255}$/;
+
+/** Encrypts stored answers at rest: the service's data key (`security/data-key.ts`). */
+export interface AnswerSealer {
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+}
 
 /** A stored answer, replayed as it was first sent. */
 export interface StoredAnswer {
@@ -38,7 +43,7 @@ export class IdempotencyKeys {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly dataKey: DataKey,
+    private readonly dataKey: AnswerSealer,
   ) {}
 
   /**

@@ -216,6 +216,15 @@ describe('erasure, step by step', { shuffle: false }, () => {
       }
     });
 
+    it('keeps an erased user disabled: turning it active again is a 409', async () => {
+      const read = await get(`/v1/users/${ids.user}`);
+      expect(read.json()).toMatchObject({ status: 'disabled', erased_at: expect.any(String) });
+      const patch = await h.request({ method: 'PATCH', url: `/v1/users/${ids.user}`, token, headers: { 'if-match': String(read.headers.etag) }, body: { status: 'active' } });
+      expect(patch.statusCode, patch.body).toBe(409);
+      expect(patch.json()).toMatchObject({ code: 'invalid_transition', from: 'disabled', to: 'active', allowed: [] });
+      expect((await get(`/v1/users/${ids.user}`)).json()).toMatchObject({ status: 'disabled' });
+    });
+
     it('reaches a soft-deleted user too: its stored row and trail are depersonalised', async () => {
       const gone = await post('users', { email: 'gone.deleted-user@example.com', first_name: 'Gone' });
       const etag = String((await get(`/v1/users/${String(gone._id)}`)).headers.etag);
