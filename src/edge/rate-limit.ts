@@ -117,8 +117,12 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
         reply.removeHeader('ratelimit-limit');
         reply.removeHeader('ratelimit-remaining');
         reply.removeHeader('ratelimit-reset');
-        reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policy.windowSeconds}`);
-        reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+        // A counted request's window always has time left; none means the counter store
+        // failed and the request was let through uncounted, so no quota is claimed.
+        if (Number(reset) > 0) {
+          reply.header('ratelimit-policy', `"${group}";q=${String(limit)};w=${policy.windowSeconds}`);
+          reply.header('ratelimit', `"${group}";r=${String(remaining)};t=${String(reset)}`);
+        }
       }
       done(null, payload);
     });

@@ -118,3 +118,26 @@ describe('rate limits shared through Redis by two instances', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 });
+
+describe('rate limits while Redis is away', () => {
+  let redis: RedisServer;
+  let h: Harness;
+  beforeAll(async () => {
+    redis = await startRedis();
+    h = await createHarness('sqlite', { env: { ...limits, REDIS_URL: redis.url } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await redis?.stop();
+  });
+
+  it('lets requests through and claims no quota it did not count', async () => {
+    const counted = await h.request({ method: 'GET', url: '/.well-known/jwks.json' });
+    expect(counted.headers.ratelimit).toMatch(/^"public";r=2;t=\d+$/);
+    await redis.stop();
+    const uncounted = await h.request({ method: 'GET', url: '/.well-known/jwks.json' });
+    expect(uncounted.statusCode).toBe(200);
+    expect(uncounted.headers.ratelimit).toBeUndefined();
+    expect(uncounted.headers['ratelimit-policy']).toBeUndefined();
+  });
+});
