@@ -14,6 +14,7 @@ for (const [network, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -22,14 +23,22 @@ for (const [network, prefix] of [
   ['240.0.0.0', 4],
 ] as const)
   nonPublic.addSubnet(network, prefix, 'ipv4');
+// IANA's IPv6 special-purpose registry, plus the forms that embed an IPv4 address
+// (IPv4-compatible, -translated, NAT64, 6to4, Teredo): none is where a receiver lives.
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 23],
   ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const)
   nonPublic.addSubnet(network, prefix, 'ipv6');
@@ -64,6 +73,17 @@ export class AddressGuard {
     const family = isIP(address);
     if (family === 0) return false;
     return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  /**
+   * Why a connection to the host of `url` is refused before any lookup: an IP literal is
+   * connected to directly (Node resolves nothing, so {@link guardedLookup} never sees it).
+   * `undefined` for a name, or a literal the guard permits.
+   */
+  literalRefusal(url: URL): string | undefined {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) === 0 || this.permits(host)) return undefined;
+    return `EADDRNOTALLOWED: ${host} is an address webhooks may not reach`;
   }
 
   /** Every address `hostname` resolves to now (an IP literal is its own address). */

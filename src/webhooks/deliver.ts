@@ -18,6 +18,14 @@ const keptBody = 1024;
  * first kilobyte of the answer is kept.
  */
 export function postWebhook(url: string, headers: Readonly<Record<string, string>>, body: string, options: { readonly guard: AddressGuard; readonly timeoutMs: number }): Promise<AttemptResult> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve({ status: null, detail: 'invalid URL' });
+  }
+  const refused = options.guard.literalRefusal(target);
+  if (refused) return Promise.resolve({ status: null, detail: refused });
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: AttemptResult) => {
@@ -26,12 +34,6 @@ export function postWebhook(url: string, headers: Readonly<Record<string, string
       clearTimeout(timer);
       resolve(result);
     };
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return finish({ status: null, detail: 'invalid URL' });
-    }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(
       target,

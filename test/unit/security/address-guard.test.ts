@@ -25,6 +25,15 @@ describe('webhook address guard', () => {
       'ff02::1',
       '::ffff:127.0.0.1',
       '::ffff:10.0.0.1',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '2002:7f00:1::',
+      'fec0::1',
+      '64:ff9b:1::7f00:1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '3fff::1',
+      '5f00::1',
+      '192.88.99.1',
       'not-an-ip',
     ]) {
       expect(guard.permits(address), address).toBe(false);
@@ -43,6 +52,31 @@ describe('webhook address guard', () => {
     const lookup = guard.guardedLookup();
     const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', {}, (failure) => resolve(failure)));
     expect(error?.code).toBe('EADDRNOTALLOWED');
+  });
+});
+
+describe('webhook delivery to an IP literal', () => {
+  it('is refused before any connection when the address is not permitted, as a name resolving there is', async () => {
+    const { createServer } = await import('node:http');
+    const { postWebhook } = await import('../../../src/webhooks/deliver.js');
+    let received = 0;
+    const receiver = createServer((_request, response) => {
+      received += 1;
+      response.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as { port: number };
+    try {
+      const refused = await postWebhook(`http://127.0.0.1:${port}/hook`, {}, '{}', { guard: new AddressGuard([]), timeoutMs: 2000 });
+      expect(refused).toEqual({ status: null, detail: 'EADDRNOTALLOWED: 127.0.0.1 is an address webhooks may not reach' });
+      expect((await postWebhook(`http://[::1]:${port}/hook`, {}, '{}', { guard: new AddressGuard([]), timeoutMs: 2000 })).detail).toContain('EADDRNOTALLOWED: ::1');
+      expect(received).toBe(0);
+      // Inside WEBHOOK_ALLOWED_NETWORKS it is delivered.
+      expect((await postWebhook(`http://127.0.0.1:${port}/hook`, {}, '{}', { guard: new AddressGuard(['127.0.0.1/32']), timeoutMs: 2000 })).status).toBe(200);
+      expect(received).toBe(1);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
 
