@@ -22,13 +22,16 @@ function Settings() {
   return (
     <>
       <h1>Settings</h1>
+      {/* What each section holds; the links are the Settings navigation's only, so each
+          name (CONTRACT.md: link "API Clients") matches exactly one link on the page. */}
+      <p>Choose a section in the Settings navigation above.</p>
       <ul class="cards">
         <li>
-          <a href={href('api-clients')}>API Clients</a>
+          <h2>API Clients</h2>
           <p>Machine-to-machine clients, their capabilities and keys.</p>
         </li>
         <li>
-          <a href={href('webhooks')}>Webhooks</a>
+          <h2>Webhooks</h2>
           <p>Where this tenant's events are delivered.</p>
         </li>
       </ul>

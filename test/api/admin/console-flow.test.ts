@@ -69,23 +69,26 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       // E-mail one-time password; first sign-in: enrol an authenticator from the QR code's key, then step up.
       await signInToConsole(page, smtp, tenant, adminEmail);
 
-      // Settings → API Clients → New API client, with a key pair made in the browser.
+      // Settings → API Clients → New API client, with a key pair made in the browser. The
+      // contract's names are used as an external suite would: unscoped, in Playwright's strict
+      // mode, so each must match exactly one element.
       await page.getByRole('link', { name: 'Settings' }).click();
-      await page.getByRole('link', { name: 'API Clients' }).first().click();
-      await page.getByRole('heading', { name: 'API Clients' }).waitFor();
+      await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'API Clients' }).click();
+      await page.getByRole('heading', { name: 'API Clients', level: 1 }).waitFor();
       expect(await seriousAxeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'New API client' }).click();
       const dialog = page.getByRole('dialog', { name: 'New API client' });
-      await dialog.getByLabel('Name').fill('console-made');
-      await dialog.getByLabel('Capabilities').selectOption(['products:list', 'products:read']);
+      await page.getByLabel('Name', { exact: true }).fill('console-made');
+      await page.getByLabel('Capabilities', { exact: true }).selectOption(['products:list', 'products:read']);
       await dialog.getByRole('button', { name: 'Generate key pair in browser' }).click();
       // The key pair is made asynchronously (WebCrypto): poll the field rather than read it once.
-      await expect.poll(() => dialog.getByLabel('Public key').inputValue()).toContain('BEGIN PUBLIC KEY');
+      await expect.poll(() => page.getByLabel('Public key', { exact: true }).inputValue()).toContain('BEGIN PUBLIC KEY');
       const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: 'Download private key' }).click()]);
       const privatePem = readFileSync(String(await download.path()), 'utf8');
       expect(privatePem).toContain('BEGIN PRIVATE KEY');
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await dialog.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Client console-made created' }).waitFor();
       expect(await page.locator('pre code').textContent()).toContain('token --url');
 
