@@ -99,13 +99,16 @@ export class OtpService {
     const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, tenantId, { channel, reason });
     const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    // The challenge and its `otp_issued` event commit together; a refusal changes nothing
-    // but the resend slot (as before: a capped destination waits out its minute too).
+    // The challenge and its `otp_issued` event commit together; a refusal changes nothing.
     const issued = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit): Promise<StartOutcome> => {
       const lastSent = await this.claimResend(unit.trx, destinationKey, unit.now);
       if (lastSent !== undefined) return { kind: 'cooldown', lastSent };
       const capped = await this.countMessage(unit.trx, channel, unit.now);
-      if (capped) return { kind: 'daily_limit', error: capped };
+      if (capped) {
+        // No code went out, so no resend cooldown starts: a repeat meets the cap again.
+        await unit.trx.deleteFrom('otp_resend_locks').where('destination_key', '=', destinationKey).execute();
+        return { kind: 'daily_limit', error: capped };
+      }
       const id = randomUUID();
       await unit.trx
         .insertInto('otp_challenges')

@@ -133,6 +133,9 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expectProblem(fourth, 429, 'daily_limit_reached');
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
     expectProblem(await start(apps[0], 'email', 'user5@two.test'), 429, 'daily_limit_reached');
+    // Asked again at once: still the cap, not a resend cooldown (no code was sent).
+    const again = await start(apps[0], 'email', 'user4@two.test');
+    expectProblem(again, 429, 'daily_limit_reached');
     await settle('email', handed, 3);
     expect(
       smtp.messages
