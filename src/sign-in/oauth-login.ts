@@ -40,6 +40,8 @@ export interface OAuthLoginDeps {
 
 type Stage = 'start' | 'callback' | 'token';
 
+/** The one answer to every refused provider callback (docs/oauth-login.md). */
+const callbackRefused = 'The sign-in with the provider did not succeed; start a new sign-in';
 const badState = () => invalidGrant('The sign-in state is unknown, already used, expired or altered; start the sign-in again');
 
 /**
@@ -230,6 +232,9 @@ export class OAuthLogin {
           },
         ),
       );
+      // The callback's refusals look alike: which check failed (an unverified or unknown
+      // e-mail address, the provider's refusal) stays in the security event above.
+      if (stage === 'callback' && error instanceof ApiError && error.code === 'invalid_grant') throw invalidGrant(callbackRefused, reason);
       throw error;
     }
   }
