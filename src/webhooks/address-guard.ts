@@ -49,6 +49,11 @@ function mappedIpv4(address: string): string | undefined {
   return match?.[1];
 }
 
+/** The host of `url` as a name or a bare address: an IPv6 literal without its brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
 /**
  * Decides which addresses webhooks may connect to: public ones, and non-public ones only
  * inside `WEBHOOK_ALLOWED_NETWORKS`. The check runs on the address actually connected to
@@ -81,7 +86,7 @@ export class AddressGuard {
    * `undefined` for a name, or a literal the guard permits.
    */
   literalRefusal(url: URL): string | undefined {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const host = hostOf(url);
     if (isIP(host) === 0 || this.permits(host)) return undefined;
     return `EADDRNOTALLOWED: ${host} is an address webhooks may not reach`;
   }

@@ -2,6 +2,7 @@ import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { DataKey } from '../security/data-key.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
+import { hostOf } from './address-guard.js';
 import type { AddressGuard } from './address-guard.js';
 import { isEventName } from './event-catalogue.js';
 import { newWebhookSecret } from './signature.js';
@@ -22,10 +23,9 @@ export async function checkWebhookUrl(text: string, policy: WebhookPolicy): Prom
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) return policy.allowHttp ? 'must be an https:// or http:// URL' : 'must be an https:// URL';
   if (url.username || url.password) return 'must not carry credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
-    addresses = await policy.guard.addressesOf(host);
+    addresses = await policy.guard.addressesOf(hostOf(url));
   } catch {
     // Not resolvable now (DNS not set up yet, an outage): every delivery checks again.
     return undefined;
