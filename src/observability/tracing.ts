@@ -45,7 +45,7 @@ export function withSpan<T>(name: string, kind: 'internal' | 'client', attribute
 /**
  * Turns tracing on when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is not
  * `true`): loads the OpenTelemetry SDK (only then: the import is dynamic) and exports spans
- * over OTLP/HTTP as JSON. Answers `undefined`, having loaded nothing, otherwise. `env`
+ * over OTLP/HTTP (protobuf, or JSON on request). Answers `undefined`, having loaded nothing, otherwise. `env`
  * holds the standard `OTEL_*` variables the SDK would read (sampler, batching).
  */
 export async function startTracing(options: {
