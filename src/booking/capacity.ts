@@ -1,8 +1,12 @@
+import { hasCapability } from '../core/principal.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { recordSpan } from './booking-spans.js';
 import { holdingsOf } from './holdings.js';
 import { occupancy, peakHeld } from './occupancy.js';
+
+/** The capability to read a booking: without it a caller is named no conflicting booking. */
+const readBookings = 'bookings:read';
 
 /** The last instant a timestamp can name: "from now on" ends here. */
 const endOfTime = Date.parse('9999-12-31T23:59:59.999Z');
@@ -51,13 +55,15 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
 
 /**
  * The ids of the bookings holding units of the product in `[from, to)` that the caller may
- * read (another tenant's stay unnamed), by start time; the claim's own booking is left out.
+ * read (another tenant's stay unnamed; none without `bookings:read`, which a booking's
+ * create alone does not grant), by start time; the claim's own booking is left out.
  * The holdings query again, now under the caller's scope: its product-and-time range leads
  * the plan whether or not SQLite has statistics. Looking the ids up by primary key instead
  * did not: without statistics the planner read them through a tenant index and scanned
  * all the tenant's bookings (1.1 s for 100 000), inside the product lock.
  */
 async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<string[]> {
+  if (!hasCapability(unit.principal, readBookings)) return [];
   const readable = await holdingsOf(unit, [claim.productId], from, to);
   return readable
     .filter((h) => h.id !== claim.bookingId)

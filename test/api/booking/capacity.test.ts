@@ -152,6 +152,14 @@ describe.each(dialects)('booking capacity on %s', (dialect) => {
     expect(childSees.available).toBe(0);
     // The other tenant cannot book a product outside its reach at all.
     expectProblem(await book(p, day(1), day(2), {}, otherTenantToken), 400, 'validation_failed');
+    // A caller of the booking's own tenant that may create bookings but not read them is named none.
+    const mine = await booked(p, day(1), day(2));
+    const writeOnly = await h.bearer(tenant, ['bookings:create']);
+    const blind = expectProblem(await book(p, day(1), day(2), {}, writeOnly), 409, 'capacity_exceeded');
+    expect(blind.conflicts).toEqual([]);
+    expect(blind.available).toBe(0);
+    const reader = expectProblem(await book(p, day(1), day(2), {}, token), 409, 'capacity_exceeded');
+    expect(reader.conflicts).toEqual([mine.id]);
   });
 
   it('refuses new, moved, enlarged or reactivated bookings of a product in maintenance or retired; shrinking still works', async () => {
