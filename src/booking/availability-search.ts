@@ -43,7 +43,7 @@ export interface AvailabilityPage {
  * @throws ApiError `validation_failed` (400)
  */
 export function parseSearch(query: QueryString): AvailabilitySearch {
-  const list = parseListQuery(products, query, { extraReserved: ['from', 'to', 'quantity'] });
+  const list = parseListQuery(products, query, { extraReserved: ['from', 'to', 'quantity'], computedFields: ['available'] });
   const quantity = parsePageNumber('quantity', singleParameter(query, 'quantity'), 1, maxQuantity);
   const range = parseRange(query);
   if (resolveBound('UTC', range.to) - resolveBound('UTC', range.from) > maxRangeMs) throw validationError([{ field: 'to', message: 'the range spans more than 366 days' }]);

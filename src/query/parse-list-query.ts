@@ -17,6 +17,8 @@ import { singleParameter } from './single-parameter.js';
 export interface ListQueryOptions {
   /** Further parameters the caller handles itself (e.g. `format` on exports). */
   readonly extraReserved?: readonly string[];
+  /** Names the endpoint adds to every item itself, which `fields` may name (see `parseFields`). */
+  readonly computedFields?: readonly string[];
 }
 
 /**
@@ -43,7 +45,7 @@ export function parseListQuery(resource: ResourceDef, query: QueryString, option
   const parsed: ListQuery = {
     filter,
     sort: parseSort(resource, singleParameter(query, 'sort')),
-    fields: parseFields(resource, singleParameter(query, 'fields')),
+    fields: parseFields(resource, singleParameter(query, 'fields'), options.computedFields),
     page: parsePageNumber('page', singleParameter(query, 'page'), 1, MAX_PAGE),
     perPage: parsePageNumber('per_page', singleParameter(query, 'per_page'), DEFAULT_PER_PAGE, MAX_PER_PAGE),
   };

@@ -223,6 +223,11 @@ describe.each(dialects)('availability on %s', (dialect) => {
         { _id: ids.free, name: 'free', available: 3 },
         { _id: ids.partly, name: 'partly', available: 3 },
       ]);
+      // `available` always comes, so `fields` may name it; it is not a product column.
+      const named = await search(`from=2030-01-01&to=2030-01-02&where=${where}&sort=-total_items,name&fields=available,name`);
+      expect(named.json().items).toEqual(filtered.json().items);
+      expect((await search('from=2030-01-01&to=2030-01-02&sort=name&fields=available')).json().items[0]).toEqual({ _id: ids.busy, available: expect.any(Number) });
+      expectProblem(await search('from=2030-01-01&to=2030-01-02&fields=booked'), 400, 'validation_failed');
     });
 
     it("resolves dates in each product's zone: a range empty there is a 400 for the product, and left out of a search", async () => {
