@@ -24,6 +24,13 @@ export const products = defineResource({
       filterable: true,
       gdpr: 'none',
     },
-    is_published: { type: 'boolean', description: 'Visible to end users.', default: false, filterable: true, sortable: true, gdpr: 'none' },
+    is_published: {
+      type: 'boolean',
+      description: 'Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way.',
+      default: false,
+      filterable: true,
+      sortable: true,
+      gdpr: 'none',
+    },
   },
 });

@@ -142,7 +142,7 @@ export interface ProductsRecord {
   status: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone: string;
-  /** Visible to end users. */
+  /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published: boolean;
 }
 
@@ -174,7 +174,7 @@ export interface ProductsListItem {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
-  /** Visible to end users. */
+  /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
 
@@ -209,7 +209,7 @@ export interface ProductsCreate {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
-  /** Visible to end users. */
+  /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
 
@@ -233,7 +233,7 @@ export interface ProductsUpdate {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
-  /** Visible to end users. */
+  /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
 
