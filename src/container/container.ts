@@ -136,7 +136,19 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     webhooks: new WebhookAdmin(database, clock, dataKey, dispatcher),
     incoming: new IncomingWebhooks(database, clock, dataKey, tenants),
     signIn: {
-      otp: new OtpService({ database, clock, dataKey, users, sender: messages, tokens: userTokens, limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit }, log, metrics, events }),
+      otp: new OtpService({
+        database,
+        clock,
+        dataKey,
+        users,
+        tenants,
+        sender: messages,
+        tokens: userTokens,
+        limits: { email: config.otpDailyEmailLimit, sms: config.otpDailySmsLimit },
+        log,
+        metrics,
+        events,
+      }),
       totp: new TotpService({ database, clock, dataKey, users, tokens: userTokens, events }),
       oauth: new OAuthLogin({
         database,

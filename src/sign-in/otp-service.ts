@@ -6,9 +6,11 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DataKey } from '../security/data-key.js';
+import type { TenantDirectory } from '../security/tenant-directory.js';
 import type { UserDirectory } from '../security/user-directory.js';
 import type { Clock } from '../core/clock.js';
 import type { RequestContext } from '../core/request-context.js';
+import { systemNodeId } from '../core/principal.js';
 import { auditInUnit, userEvent } from '../security/security-events.js';
 import type { SecurityEvents, UserEventName } from '../security/security-events.js';
 import type { Channel, MessageSender } from './messages.js';
@@ -36,6 +38,8 @@ export interface OtpDeps {
   readonly clock: Clock;
   readonly dataKey: DataKey;
   readonly users: UserDirectory;
+  /** Tells a tenant that exists from the caller's text, so the trail never names a tenant that does not. */
+  readonly tenants: Pick<TenantDirectory, 'resolve'>;
   readonly sender: MessageSender;
   readonly tokens: UserTokens;
   readonly limits: Readonly<Record<Channel, number>>;
@@ -93,10 +97,13 @@ export class OtpService {
     const { tenantId, channel, destination } = parseStart(body);
     if (channel === 'sms' && !this.deps.sender.smsAvailable) throw validationError([{ field: 'channel', message: 'SMS sign-in is not configured (SMS_WEBHOOK_URL)' }]);
     const now = this.deps.clock.now();
+    // An unknown tenant's id is the caller's text: the start is recorded under the system node
+    // (`null` in the trail), and answered like a destination that belongs to no user.
+    const trailTenant = (await this.deps.tenants.resolve(tenantId))?.nodeId ?? null;
     const user = await this.deps.users.findByDestination(tenantId, channel, destination);
     const active = user?.active === true ? user : undefined;
     // The destination itself stays out of the trail (personal data); the user, when known, is named.
-    const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, tenantId, { channel, reason });
+    const refused = (reason: 'cooldown' | 'daily_limit') => this.record('otp_refused', context, active?.userId ?? null, trailTenant, { channel, reason });
     const destinationKey = this.deps.dataKey.mac('otp-destination', tenantId, channel, destination);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     // The challenge and its `otp_issued` event commit together; a refusal changes nothing.
@@ -114,7 +121,7 @@ export class OtpService {
         .insertInto('otp_challenges')
         .values({
           _id: id,
-          tenant_id: tenantId,
+          tenant_id: trailTenant ?? systemNodeId,
           channel,
           destination_key: destinationKey,
           user_id: active?.userId ?? null,
@@ -125,7 +132,7 @@ export class OtpService {
           used_at: null,
         })
         .execute();
-      await this.audit(unit, 'otp_issued', context, active?.userId ?? null, tenantId, { channel, challenge_id: id });
+      await this.audit(unit, 'otp_issued', context, active?.userId ?? null, trailTenant, { channel, challenge_id: id });
       return { kind: 'issued', id };
     });
     if (issued.kind === 'daily_limit') {
@@ -204,7 +211,7 @@ export class OtpService {
       await this.refusedChallenge(context, challengeId, now);
       throw invalidGrant();
     }
-    const subject = { userId: tried.user_id, tenantId: tried.tenant_id };
+    const subject = { userId: tried.user_id, tenantId: trailTenantOf(tried.tenant_id) };
     const matches = this.deps.dataKey.verifyMac(tried.code_hash, 'otp-code', challengeId, code);
     if (!matches || tried.user_id === null) {
       const attempts = Number(tried.attempts);
@@ -260,7 +267,11 @@ export class OtpService {
       .executeTakeFirst();
     const reason = challengeRefusal(row, now);
     // An unknown id is the caller's text: it is not repeated in the trail.
-    await this.record('sign_in_failed', context, row?.user_id ?? null, row?.tenant_id ?? null, { step: 'otp', reason, ...(row ? { channel: row.channel, challenge_id: challengeId } : {}) });
+    await this.record('sign_in_failed', context, row?.user_id ?? null, row ? trailTenantOf(row.tenant_id) : null, {
+      step: 'otp',
+      reason,
+      ...(row ? { channel: row.channel, challenge_id: challengeId } : {}),
+    });
   }
 
   /** The security event of a state change, in that change's transaction (fails closed). */
@@ -317,6 +328,11 @@ export interface OtpStartInput {
 export interface OtpVerifyInput {
   readonly challenge_id: string;
   readonly code: string;
+}
+
+/** A challenge's stored tenant as the trail names it: the system node (and an unknown tenant, stored as it) is `null`. */
+function trailTenantOf(stored: string): string | null {
+  return stored === systemNodeId ? null : stored;
 }
 
 /** What the start body's schema cannot say: the destination's form depends on the channel. */

@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory, UserState } from '../security/user-directory.js';
@@ -39,6 +39,9 @@ export function matchingStep(totp: TOTP, code: string, now: number): number | nu
 }
 
 type Outcome = 'accepted' | 'wrong_code' | 'replayed';
+
+/** A refused code at activate, step-up or disable: a wrong code (any shape) or a replay, answered alike as 400 `invalid_grant`. */
+const wrongTotpCode = 'The code is not the current code of the authenticator, or was used already';
 
 export interface Enrollment {
   readonly secret: string;
@@ -113,7 +116,7 @@ export class TotpService {
     });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'activate', reason: outcome });
-      throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+      throw invalidGrant(wrongTotpCode);
     }
   }
 
@@ -184,7 +187,7 @@ export class TotpService {
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
     const refuse = async (reason: Outcome) => {
       await this.record('totp_failed', context, user, { operation: 'step_up', reason });
-      return invalidGrant('The code is not the current code of the authenticator, or was used already');
+      return invalidGrant(wrongTotpCode);
     };
     const step = matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, this.deps.clock.now());
     if (step === null) throw await refuse('wrong_code');
@@ -214,7 +217,7 @@ export class TotpService {
     });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'disable', reason: outcome });
-      throw validationError([{ field: 'code', message: 'is not the current code of the authenticator' }]);
+      throw invalidGrant(wrongTotpCode);
     }
   }
 
@@ -286,7 +289,7 @@ export class TotpService {
   }
 }
 
-/** The body of `activate`, `step-up` and `disable`, as its schema (`src/actions/sign-in-actions.ts`) admits it: a 6-digit code. */
+/** The body of `activate`, `step-up` and `disable`, as its schema (`src/actions/sign-in-actions.ts`) admits it: the code as typed (any shape). */
 export interface TotpCodeInput {
   readonly code: string;
 }

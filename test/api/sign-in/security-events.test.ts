@@ -149,6 +149,34 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
       expect(JSON.stringify(entry)).not.toContain('no-such-challenge');
     });
 
+    it('records a start for an unknown tenant under the system node, without its id, and answers it like an unknown destination', async () => {
+      const unknownTenant = 'no-such-tenant-4711';
+      offset += 61_000;
+      const before = smtp.messages.length;
+      // A known user's address, asked for in a tenant that does not exist ...
+      const elsewhere = await h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: unknownTenant, channel: 'email', destination: 'staff@events.test' } });
+      // ... and an unknown address in a known tenant: the same answer.
+      const nobody = await start('nobody@events.test');
+      for (const answer of [elsewhere, nobody]) {
+        expect(answer.statusCode, answer.body).toBe(202);
+        expect(answer.json()).toEqual({ challenge_id: expect.any(String), expires_in: 600 });
+        expect(answer.headers['content-type']).toBe(nobody.headers['content-type']);
+      }
+      const issued = await onlyEntry(elsewhere, 'otp_issued');
+      expect(issued).toMatchObject({ actor_type: 'system', resource: 'users', record_id: null, tenant_id: null, new_values: { channel: 'email' } });
+      expect(JSON.stringify(issued)).not.toContain(unknownTenant);
+      expect(await onlyEntry(nobody, 'otp_issued')).toMatchObject({ actor_type: 'system', record_id: null, tenant_id: tenant });
+
+      // Its challenge takes guesses like any other, and the refusal stays under the system node too.
+      const guess = await verify(elsewhere.json().challenge_id as string, '123456');
+      expectProblem(guess, 400, 'invalid_grant');
+      const failed = await onlyEntry(guess, 'sign_in_failed');
+      expect(failed).toMatchObject({ actor_type: 'system', record_id: null, tenant_id: null, new_values: { step: 'otp', reason: 'wrong_code' } });
+      expect(JSON.stringify(failed)).not.toContain(unknownTenant);
+      // Nothing was sent to the known user of the other tenant.
+      expect(smtp.messages.slice(before).filter((m) => m.to === 'staff@events.test')).toEqual([]);
+    });
+
     it('records the resend cooldown and the daily cap refusals', async () => {
       await challenge('staff@events.test');
       const again = await start('staff@events.test');

@@ -190,6 +190,9 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     const totp = totpFor(secret);
     const at = now();
     const activation = totp.generate({ timestamp: at });
+    // A wrong code, of any shape, is answered as a wrong code everywhere: 400 invalid_grant.
+    const wrong = activation === '000000' ? '111111' : '000000';
+    for (const guess of ['12345', 'abcdef', wrong]) expectProblem(await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token: otpOnly, body: { code: guess } }), 400, 'invalid_grant');
     expect((await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token: otpOnly, body: { code: activation } })).statusCode).toBe(204);
     // Step-up within a one-factor session (RFC 9470): a fresh code adds totp to amr.
     const stepped = await h.request({ method: 'POST', url: '/v1/auth/totp/step-up', token: otpOnly, body: { code: totp.generate({ timestamp: now() + 30_000 }) } });
@@ -205,8 +208,10 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     expect(full.statusCode, full.body).toBe(200);
     const token = full.json().access_token as string;
     expect(claimsOf(token).amr).toEqual(['otp', 'totp']);
-    // The accepted code is spent: within its own time step it is refused (replay).
-    expectProblem(await h.request({ method: 'POST', url: '/v1/auth/totp/disable', token, body: { code: next } }), 400, 'validation_failed');
+    // The accepted code is spent: within its own time step it is refused (replay), like a wrong code.
+    expectProblem(await h.request({ method: 'POST', url: '/v1/auth/totp/disable', token, body: { code: next } }), 400, 'invalid_grant');
+    for (const guess of ['12345', 'abcdef', next === '000000' ? '111111' : '000000'])
+      expectProblem(await h.request({ method: 'POST', url: '/v1/auth/totp/disable', token, body: { code: guess } }), 400, 'invalid_grant');
     const created = await h.request({ method: 'POST', url: '/v1/api-clients', token, body });
     expect(created.statusCode, created.body).toBe(201);
 

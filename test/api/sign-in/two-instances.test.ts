@@ -157,6 +157,14 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     for (const refused of answers.filter((a) => a.statusCode === 429)) expect(refused.json().code).toBe('daily_limit_reached');
     const counted = await (databases[1] as Database).db.selectFrom('otp_daily_counts').select('sent').where('channel', '=', 'sms').executeTakeFirstOrThrow();
     expect(Number(counted.sent)).toBe(3);
+    // Each refused phone asked again at once, on the other instance: still the cap, not a
+    // resend cooldown (no SMS was sent), and still nothing counted or sent.
+    for (const [i, phone] of phones.entries()) {
+      if (answers[i]?.statusCode !== 429) continue;
+      const again = await start(apps[(i + 1) % 2] as App, 'sms', phone);
+      expectProblem(again, 429, 'daily_limit_reached');
+      expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+    }
     await settle('sms', handed, 3);
     const accepted = phones.filter((_, i) => answers[i]?.statusCode === 202);
     expect(
