@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/core/principal.js';
@@ -14,13 +15,48 @@ import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 
 const adminEmail = 'console-admin@example.test';
 const staffEmail = 'console-staff@example.test';
-/** Each console page: screenshot name, how to reach it, its heading. */
+/** A name an external suite will look up by role: `getByRole(role, { name })`. */
+type ContractName = readonly [role: Parameters<Page['getByRole']>[0], name: string];
+
+// CONTRACT.md's console section: the navigation link "Settings", then "API Clients"; the
+// button "New API client"; its form's fields "Name", "Capabilities", "Public key" and the
+// button "Create"; each client row's "Rotate key" and "Disable". Also the pages it names
+// (webhooks, audit log, security posture) and docs/console.md's other ones, by their links.
+const mainNavigation: readonly ContractName[] = ['Settings', 'Products', 'Users', 'Audit log', 'Security'].map((name) => ['link', name] as const);
+const settingsNavigation: readonly ContractName[] = [...mainNavigation, ['link', 'API Clients'], ['link', 'Webhooks']];
+const apiClientsPage: readonly ContractName[] = [...settingsNavigation, ['button', 'New API client']];
+const newClientForm: readonly ContractName[] = [
+  ['textbox', 'Name'],
+  ['listbox', 'Capabilities'],
+  ['textbox', 'Public key'],
+  ['button', 'Create'],
+];
+const clientRow = (enabled: boolean): readonly ContractName[] => [
+  ['button', 'Rotate key'],
+  ['button', enabled ? 'Disable' : 'Enable'],
+];
+
+/**
+ * Every name matches exactly one element under Playwright's DEFAULT matching (substring,
+ * case-insensitive), as an external suite most likely writes it: "Create" must not also hit
+ * a "Create client", nor "Users" an "API users". Form fields are checked by label as well.
+ * Polled with the expectation's bound, since lists render after their fetch.
+ */
+async function expectContractNames(page: Page | Locator, names: readonly ContractName[]): Promise<void> {
+  const matches = (found: Locator) => found.evaluateAll((elements) => elements.map((e) => e.outerHTML.slice(0, 160)));
+  for (const [role, name] of names) {
+    await expect.poll(() => matches(page.getByRole(role, { name })), { message: `${role} "${name}" matches one element` }).toEqual([expect.any(String)]);
+    if (role === 'textbox' || role === 'listbox') await expect.poll(() => matches(page.getByLabel(name)), { message: `label "${name}" matches one element` }).toEqual([expect.any(String)]);
+  }
+}
+
+/** Each console page: screenshot name, how to reach it, its heading, the contract names it offers. */
 const pages = [
-  ['settings', 'Settings', 'Settings'],
-  ['api-clients', 'API Clients', 'API Clients'],
-  ['webhooks', 'Webhooks', 'Webhooks'],
-  ['audit-log', 'Audit log', 'Audit log'],
-  ['security', 'Security', 'Security posture'],
+  ['settings', 'Settings', 'Settings', settingsNavigation],
+  ['api-clients', 'API Clients', 'API Clients', apiClientsPage],
+  ['webhooks', 'Webhooks', 'Webhooks', settingsNavigation],
+  ['audit-log', 'Audit log', 'Audit log', mainNavigation],
+  ['security', 'Security', 'Security posture', mainNavigation],
 ] as const;
 
 // One browser session: the flow signs in and sets up what the refusal checks then use, so the
@@ -70,25 +106,28 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       await signInToConsole(page, smtp, tenant, adminEmail);
 
       // Settings → API Clients → New API client, with a key pair made in the browser. The
-      // contract's names are used as an external suite would: unscoped, in Playwright's strict
-      // mode, so each must match exactly one element.
+      // contract's names are used as an external suite would: unscoped, with Playwright's
+      // default (substring) matching, in strict mode, so each must match exactly one element.
       await page.getByRole('link', { name: 'Settings' }).click();
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+      await expectContractNames(page, settingsNavigation);
       await page.getByRole('link', { name: 'API Clients' }).click();
       await page.getByRole('heading', { name: 'API Clients', level: 1 }).waitFor();
+      await expectContractNames(page, apiClientsPage);
       expect(await seriousAxeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'New API client' }).click();
       const dialog = page.getByRole('dialog', { name: 'New API client' });
-      await page.getByLabel('Name', { exact: true }).fill('console-made');
-      await page.getByLabel('Capabilities', { exact: true }).selectOption(['products:list', 'products:read']);
+      await page.getByLabel('Name').fill('console-made');
+      await page.getByLabel('Capabilities').selectOption(['products:list', 'products:read']);
       await dialog.getByRole('button', { name: 'Generate key pair in browser' }).click();
       // The key pair is made asynchronously (WebCrypto): poll the field rather than read it once.
-      await expect.poll(() => page.getByLabel('Public key', { exact: true }).inputValue()).toContain('BEGIN PUBLIC KEY');
+      await expect.poll(() => page.getByLabel('Public key').inputValue()).toContain('BEGIN PUBLIC KEY');
       const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('link', { name: 'Download private key' }).click()]);
       const privatePem = readFileSync(String(await download.path()), 'utf8');
       expect(privatePem).toContain('BEGIN PRIVATE KEY');
+      await expectContractNames(page, [...apiClientsPage, ...newClientForm]);
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('button', { name: 'Create' }).click();
       await page.getByRole('heading', { name: 'Client console-made created' }).waitFor();
       expect(await page.locator('pre code').textContent()).toContain('token --url');
 
@@ -105,6 +144,8 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
 
       // Rotate key: a second key, made in the browser too.
       const row = page.getByRole('row', { name: /console-made/ });
+      await expectContractNames(page, [...apiClientsPage, ...clientRow(true)]);
+      await expectContractNames(row, clientRow(true));
       await row.getByRole('button', { name: 'Rotate key' }).click();
       const rotate = page.getByRole('dialog', { name: 'Rotate key' });
       await rotate.getByRole('button', { name: 'Generate key pair in browser' }).click();
@@ -119,10 +160,11 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
       // The row is redrawn when the list has been fetched again, after the notice: wait for it
       // (checking at once failed on a clean clone, the notice already shown, the row not yet).
       await row.getByRole('button', { name: 'Enable' }).waitFor();
+      await expectContractNames(row, clientRow(false));
 
       // Every page: no serious accessibility violation, at desktop and at phone width; screenshots for the docs.
       const shots = screenshotDir();
-      for (const [name, link, heading] of pages) {
+      for (const [name, link, heading, names] of pages) {
         if (link === 'API Clients' || link === 'Webhooks') {
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
           await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: link }).click();
@@ -130,6 +172,7 @@ describe('administration console in Chromium: first sign-in to a disabled API cl
           await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
         }
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await expectContractNames(page, names);
         await checkAndShoot(page, shots, name);
       }
 
