@@ -28,6 +28,7 @@ export const lanes = {
     'test/api/ops/production-install.test.ts',
     'test/api/ops/shutdown-under-load.test.ts',
     'test/api/ops/shutdown.test.ts',
+    'test/api/ops/startup-settings.test.ts',
     'test/api/ops/tracing.test.ts',
     'test/api/webhooks/crash-recovery.test.ts',
     'test/api/webhooks/fairness.test.ts',

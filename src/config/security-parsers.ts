@@ -19,7 +19,8 @@ export function cidrList(name: string, fallback: readonly string[]) {
       try {
         parseCidr(entry);
       } catch (error) {
-        throw new Error(`${name}: ${(error as Error).message}`, { cause: error });
+        // No `cause`: main.ts prints a cause with its stack, and the message says it all.
+        throw new Error(`${name}: ${(error as Error).message}`);
       }
     }
     return Object.freeze(list);

@@ -3,9 +3,8 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { IpAllowlist } from '../lib/ip-allowlist.js';
 
-/** Addresses that are not the public internet: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
-const nonPublic = new BlockList();
-for (const [network, prefix] of [
+/** IPv4 addresses that are not the public internet: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
+export const refusedIpv4Ranges: readonly (readonly [network: string, prefix: number])[] = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -21,16 +20,19 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const)
-  nonPublic.addSubnet(network, prefix, 'ipv4');
-// IANA's IPv6 special-purpose registry, plus the forms that embed an IPv4 address
-// (IPv4-compatible, -translated, NAT64, 6to4, Teredo): none is where a receiver lives.
-for (const [network, prefix] of [
+];
+/**
+ * IANA's IPv6 special-purpose registry, plus the forms that embed an IPv4 address
+ * (IPv4-compatible, -translated, NAT64, 6to4, Teredo): none is where a receiver lives.
+ */
+export const refusedIpv6Ranges: readonly (readonly [network: string, prefix: number])[] = [
   ['::', 96],
   ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
+  // Discard-only (RFC 6666) and the dummy prefix (RFC 9780): next to each other, not nested.
   ['100::', 64],
+  ['100:0:0:1::', 64],
   ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16],
@@ -40,8 +42,10 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['fec0::', 10],
   ['ff00::', 8],
-] as const)
-  nonPublic.addSubnet(network, prefix, 'ipv6');
+];
+const nonPublic = new BlockList();
+for (const [network, prefix] of refusedIpv4Ranges) nonPublic.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of refusedIpv6Ranges) nonPublic.addSubnet(network, prefix, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`), if it is one. */
 function mappedIpv4(address: string): string | undefined {

@@ -1,6 +1,10 @@
 import type { lookup } from 'node:dns';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { DataKey } from '../../../src/security/data-key.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { AddressGuard } from '../../../src/webhooks/address-guard.js';
@@ -131,5 +135,64 @@ describe.each(dialects)('SSRF guard of outgoing webhooks on %s', (dialect) => {
     await dispatcher(['127.0.0.1/32']).runOnce();
     expect(hits).toEqual(['/hook']);
     expect(await lastError()).toMatchObject({ attempts: 5, status: 'succeeded', last_error: null });
+  });
+});
+
+describe.each(dialects)('an IP-literal webhook once WEBHOOK_ALLOWED_NETWORKS no longer allows it, on %s', (dialect) => {
+  // Retries due at once, so each runOnce below attempts the delivery again.
+  const settings = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0,0,0', WEBHOOK_TIMEOUT_MS: '2000' };
+  let allowing: Harness;
+  let receiverPort: number;
+  const hits: string[] = [];
+  const receiver = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    request.resume();
+    response.writeHead(204).end();
+  });
+
+  beforeAll(async () => {
+    receiverPort = await freePort();
+    await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+    allowing = await createHarness(dialect, { env: { ...settings, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
+  });
+  afterAll(async () => {
+    await allowing.close();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+
+  it('is created while allowed; the service restarted with the setting narrowed refuses the delivery and the receiver gets nothing', async () => {
+    const token = await allowing.bearer(await allowing.tenant('Narrowed'), ['webhooks:create', 'webhooks:read', 'webhooks:test']);
+    const created = await allowing.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: `http://127.0.0.1:${receiverPort}/literal`, events: ['ping'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const hookId = String(created.json()._id);
+    const pinged = await allowing.request({ method: 'POST', url: `/v1/webhooks/${hookId}/test`, token });
+    expect(pinged.statusCode, pinged.body).toBe(202);
+    const deliveryId = String(pinged.json().delivery_id);
+
+    // The same service (database, data directory, keys) started again without the allowance.
+    const { dataDir } = allowing.config;
+    const narrowedConfig = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false', ...settings });
+    expect(narrowedConfig.webhookAllowedNetworks).toEqual([]);
+    const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+    const narrowed = await buildApp(narrowedConfig, { database: allowing.database, keys, logger: false });
+    try {
+      await narrowed.server.ready();
+      await narrowed.dispatcher.runOnce();
+    } finally {
+      await narrowed.server.close();
+    }
+    expect(hits).toEqual([]);
+    const refusal = 'EADDRNOTALLOWED: 127.0.0.1 is an address webhooks may not reach';
+    const deliveries = (await allowing.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries`, token })).json() as { items: Record<string, unknown>[] };
+    expect(deliveries.items).toHaveLength(1);
+    expect(deliveries.items[0]).toMatchObject({ _id: deliveryId, status: 'pending', attempts: 1, last_status_code: null, last_error: refusal });
+    const attempts = (await allowing.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries/${deliveryId}/attempts`, token })).json() as { items: Record<string, unknown>[] };
+    expect(attempts.items).toMatchObject([{ attempt: 1, status_code: null, error: refusal }]);
+
+    // Control: the allowing service delivers the very same delivery to the receiver.
+    await allowing.app.dispatcher.runOnce();
+    expect(hits).toEqual(['/literal']);
+    const after = (await allowing.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries`, token })).json() as { items: Record<string, unknown>[] };
+    expect(after.items[0]).toMatchObject({ status: 'succeeded', attempts: 2, last_status_code: 204, last_error: null });
   });
 });

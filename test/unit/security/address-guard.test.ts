@@ -1,6 +1,7 @@
 import type { lookup } from 'node:dns';
+import { BlockList } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AddressGuard } from '../../../src/webhooks/address-guard.js';
+import { AddressGuard, refusedIpv4Ranges, refusedIpv6Ranges } from '../../../src/webhooks/address-guard.js';
 
 describe('webhook address guard', () => {
   const guard = new AddressGuard([]);
@@ -52,6 +53,85 @@ describe('webhook address guard', () => {
     const lookup = guard.guardedLookup();
     const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', {}, (failure) => resolve(failure)));
     expect(error?.code).toBe('EADDRNOTALLOWED');
+  });
+});
+
+/** Every refused range (`network/prefix`) with one address inside it, away from the network address. */
+const insideEachRefusedRange: readonly (readonly [range: string, inside: string])[] = [
+  ['0.0.0.0/8', '0.1.2.3'],
+  ['10.0.0.0/8', '10.255.255.254'],
+  ['100.64.0.0/10', '100.127.255.254'],
+  ['127.0.0.0/8', '127.255.255.254'],
+  ['169.254.0.0/16', '169.254.169.254'],
+  ['172.16.0.0/12', '172.31.255.254'],
+  ['192.0.0.0/24', '192.0.0.8'],
+  ['192.0.2.0/24', '192.0.2.200'],
+  ['192.88.99.0/24', '192.88.99.1'],
+  ['192.168.0.0/16', '192.168.255.254'],
+  ['198.18.0.0/15', '198.19.255.254'],
+  ['198.51.100.0/24', '198.51.100.7'],
+  ['203.0.113.0/24', '203.0.113.9'],
+  ['224.0.0.0/4', '239.255.255.250'],
+  ['240.0.0.0/4', '255.255.255.255'],
+  ['::/96', '::1'],
+  ['::ffff:0:0:0/96', '::ffff:0:808:808'],
+  ['64:ff9b::/96', '64:ff9b::808:808'],
+  ['64:ff9b:1::/48', '64:ff9b:1:ffff::1'],
+  ['100::/64', '100::ffff:ffff:ffff:ffff'],
+  ['100:0:0:1::/64', '100:0:0:1::1'],
+  ['2001::/23', '2001:1ff:ffff::1'],
+  ['2001:db8::/32', '2001:db8:ffff::1'],
+  ['2002::/16', '2002:808:808::1'],
+  ['3fff::/20', '3fff:fff:ffff::1'],
+  ['5f00::/16', '5f00:abcd::1'],
+  ['fc00::/7', 'fdff:ffff::1'],
+  ['fe80::/10', 'febf::1'],
+  ['fec0::/10', 'feff::1'],
+  ['ff00::/8', 'ff02::1'],
+];
+
+/** Public addresses right next to a refused range: the ranges are no wider than they should be. */
+const justOutside: readonly (readonly [range: string, outside: string])[] = [
+  ['0.0.0.0/8', '1.0.0.0'],
+  ['10.0.0.0/8', '9.255.255.255'],
+  ['10.0.0.0/8', '11.0.0.0'],
+  ['100.64.0.0/10', '100.63.255.255'],
+  ['100.64.0.0/10', '100.128.0.0'],
+  ['127.0.0.0/8', '128.0.0.0'],
+  ['172.16.0.0/12', '172.15.255.255'],
+  ['172.16.0.0/12', '172.32.0.0'],
+  ['192.168.0.0/16', '192.169.0.0'],
+  ['198.18.0.0/15', '198.20.0.0'],
+  ['224.0.0.0/4', '223.255.255.255'],
+  ['2001::/23', '2001:200::1'],
+  ['2001:db8::/32', '2001:db9::1'],
+  ['2002::/16', '2003::1'],
+  ['3fff::/20', '3fff:1000::1'],
+];
+
+describe('every refused range, one address at a time', () => {
+  const guard = new AddressGuard([]);
+  const familyOf = (address: string) => (address.includes(':') ? 'ipv6' : 'ipv4');
+  const contains = (range: string, address: string) => {
+    const [network = '', prefix] = range.split('/');
+    const block = new BlockList();
+    block.addSubnet(network, Number(prefix), familyOf(network));
+    return block.check(address, familyOf(address));
+  };
+
+  it('the table names each range the guard refuses, no more and no fewer', () => {
+    const refused = [...refusedIpv4Ranges, ...refusedIpv6Ranges].map(([network, prefix]) => `${network}/${prefix}`);
+    expect(insideEachRefusedRange.map(([range]) => range)).toEqual(refused);
+  });
+
+  it.each(insideEachRefusedRange)('refuses an address inside %s (%s)', (range, inside) => {
+    expect(contains(range, inside)).toBe(true);
+    expect(guard.permits(inside)).toBe(false);
+  });
+
+  it.each(justOutside)('permits a public address just outside %s (%s)', (range, outside) => {
+    expect(contains(range, outside)).toBe(false);
+    expect(guard.permits(outside)).toBe(true);
   });
 });
 
