@@ -83,8 +83,11 @@ function groupCounters(redis: Redis | undefined): FastifyRateLimitStoreCtor {
 
 /**
  * Per-group limits with @fastify/rate-limit, one counter per caller and group over all the
- * group's routes (in memory, or Redis when `REDIS_URL` is set so instances share them). IP-keyed groups count in `onRequest`; client-keyed groups in
- * `preHandler`, after the security pipeline has identified the client. Responses carry the
+ * group's routes (in memory, or Redis when `REDIS_URL` is set so instances share them).
+ * Every group counts in the route's own `onRequest` hook, which runs after the app's: the
+ * security pipeline has identified the client, and no body has been read yet, so a client
+ * cannot send unlimited bodies that are refused as too large, of the wrong type or not JSON
+ * without being counted. Responses carry the
  * IETF `RateLimit-Policy` / `RateLimit` fields; a refusal is a 429 problem with `Retry-After`.
  */
 export async function installRateLimits(app: FastifyInstance, config: Config, options: { redis?: Redis; onRefused?: (group: RateLimitGroup) => void } = {}): Promise<void> {
@@ -101,7 +104,7 @@ export async function installRateLimits(app: FastifyInstance, config: Config, op
         max: policy.limit,
         timeWindow: policy.windowSeconds * 1000,
         groupId: policy.group,
-        hook: policy.key === 'ip' ? 'onRequest' : 'preHandler',
+        hook: 'onRequest',
         keyGenerator: keyOf,
         onExceeded: () => options.onRefused?.(group),
       },

@@ -6,7 +6,7 @@ import type { RedisServer } from '../../support/redis-server.js';
 import { signAssertion } from '../../support/keys.js';
 import type { TestKeyPair } from '../../support/keys.js';
 
-const limits = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_TOKEN: '5', RATE_LIMIT_READS: '4', RATE_LIMIT_PUBLIC: '3', RATE_LIMIT_WINDOW_SECONDS: '60' };
+const limits = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_TOKEN: '5', RATE_LIMIT_READS: '4', RATE_LIMIT_WRITES: '4', RATE_LIMIT_PUBLIC: '3', RATE_LIMIT_WINDOW_SECONDS: '60' };
 
 describe('rate limits (in memory)', () => {
   /** The token request's form fields for `client`, for the token service itself (the token endpoint's own limit is spent in the first test). */
@@ -68,6 +68,22 @@ describe('rate limits (in memory)', () => {
     expect(await run(tb)).toEqual([200, 200, 200, 200, 429]);
     const ok = await h.request({ method: 'GET', url: '/v1/products', token: tb });
     expect(ok.headers['ratelimit-policy']).toBe('"reads";q=4;w=60');
+  });
+
+  it('counts a write whose body is refused (not JSON, wrong type, too large), and over the limit reads no body', async () => {
+    const writer = await h.client(null, ['products:create']);
+    const token = (await h.app.tokens.issue({ fields: await clientCredentials(writer), dpopProof: undefined, sourceIp: '127.0.0.1' })).access_token;
+    const post = (payload: string, contentType = 'application/json') =>
+      h.app.server.inject({ method: 'POST', url: '/v1/products/', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, payload });
+    const refusals = [await post('{"name": '), await post('name=Loft', 'text/plain'), await post(`"${'x'.repeat(200 * 1024)}"`)];
+    expect(refusals.map((r) => r.statusCode)).toEqual([400, 415, 413]);
+    // Each refusal counted: 3, 2, 1 writes left.
+    expect(refusals.map((r) => String(r.headers.ratelimit).replace(/;t=\d+$/, ''))).toEqual(['"writes";r=3', '"writes";r=2', '"writes";r=1']);
+    expect((await post('{"name": ')).statusCode).toBe(400);
+    // The fifth write is over the limit: refused before its body is parsed.
+    const over = await post('{"name": ');
+    expect(over.statusCode).toBe(429);
+    expect(over.headers['retry-after']).toMatch(/^\d+$/);
   });
 
   it('counts a group over all its routes, not per route', async () => {
