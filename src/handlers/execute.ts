@@ -11,7 +11,7 @@ import { handlerOf } from './index.js';
  */
 function checkCall(action: ActionDef, input: ActionInput): void {
   if (action.authentication === 'client' && !hasCapability(input.context.principal, action.capability)) {
-    throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`);
+    throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`, { missingCapabilities: [action.capability] });
   }
   checkInput(action, input);
 }

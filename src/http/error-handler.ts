@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { challenge, schemeOf } from './challenge.js';
 import { fromDatabase } from './database-errors.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, validationError, withHeaders } from './errors.js';
 import { sendProblem } from './problem.js';
 
 /** Fastify's own error codes, translated into our closed set. */
@@ -38,6 +39,10 @@ export function errorHandler(error: FastifyError | ApiError, request: FastifyReq
     known = new ApiError('internal_error', 'An unexpected error occurred; the request id identifies it in the logs');
   } else if (known.status >= 500 || known.privateReason) {
     request.log.warn({ code: known.code, reason: known.privateReason, err: known.status >= 500 ? error : undefined }, 'request refused');
+  }
+  const missing = known.missingCapabilities;
+  if (missing?.length && known.headers['www-authenticate'] === undefined) {
+    known = withHeaders(known, { 'www-authenticate': challenge(schemeOf(request), 'insufficient_scope', { scope: missing.join(' ') }) });
   }
   return sendProblem(request, reply, known);
 }

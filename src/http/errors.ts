@@ -85,6 +85,12 @@ export interface ApiErrorOptions {
   /** Logged, never shown. */
   readonly privateReason?: string;
   readonly cause?: unknown;
+  /**
+   * The capabilities a 403 lacked, refused past the security pipeline (a field's write
+   * capability, one to grant): the error handler names them in `WWW-Authenticate` with
+   * `error="insufficient_scope"`, as the pipeline does for a route's capability.
+   */
+  readonly missingCapabilities?: readonly string[];
 }
 
 /** An error with a known public shape. */
@@ -96,6 +102,7 @@ export class ApiError extends Error {
   readonly headers: Readonly<Record<string, string>>;
   readonly extensions: Readonly<Record<string, unknown>>;
   readonly privateReason: string | undefined;
+  readonly missingCapabilities: readonly string[] | undefined;
 
   constructor(code: ErrorCode, detail?: string, options: ApiErrorOptions = {}) {
     const entry = catalogue[code];
@@ -108,6 +115,7 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
     this.privateReason = options.privateReason;
+    this.missingCapabilities = options.missingCapabilities;
   }
 }
 
@@ -120,6 +128,7 @@ export function withHeaders(error: ApiError, headers: Readonly<Record<string, st
     extensions: error.extensions,
     ...(error.privateReason !== undefined ? { privateReason: error.privateReason } : {}),
     ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    ...(error.missingCapabilities !== undefined ? { missingCapabilities: error.missingCapabilities } : {}),
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { dpopAlgorithms } from '../security/challenge.js';
+import { dpopAlgorithms } from '../http/challenge.js';
 import { capabilities } from '../actions/capabilities.js';
 import type { OpenApiObject } from '../derive/openapi/types.js';
 

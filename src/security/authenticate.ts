@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessTokenClaims, AccessTokenVerifier } from './access-token.js';
 import { authError } from './challenge.js';
-import type { Scheme } from './challenge.js';
+import type { Scheme } from '../http/challenge.js';
 import type { DpopVerifier } from './dpop.js';
 import { ApiError, withHeaders } from '../http/errors.js';
 import { reasonOf } from './oauth-error.js';

@@ -7,7 +7,7 @@ import type { SecurityEvents } from './security-events.js';
 import type { AccessTokenClaims } from './access-token.js';
 import type { Authenticated, Authenticator } from './authenticate.js';
 import { authError } from './challenge.js';
-import type { Scheme } from './challenge.js';
+import type { Scheme } from '../http/challenge.js';
 import type { ClientDirectory, ClientState } from './client-directory.js';
 import type { IpAllowlist } from '../lib/ip-allowlist.js';
 import type { Principal, TenantScope } from '../core/principal.js';

@@ -175,7 +175,8 @@ function ownerTenant(resource: ResourceDef, principal: Principal): string | null
 function checkFieldWrites(resource: ResourceDef, principal: Principal, values: Readonly<Record<string, unknown>>): void {
   const denied = sensitiveFields(resource).filter((field) => field in values && !hasCapability(principal, writeFieldCapability(resource, field)));
   if (denied.length > 0) {
-    throw new ApiError('field_forbidden', `Writing ${denied.join(', ')} needs ${denied.map((f) => writeFieldCapability(resource, f)).join(', ')}`);
+    const needed = denied.map((f) => writeFieldCapability(resource, f));
+    throw new ApiError('field_forbidden', `Writing ${denied.join(', ')} needs ${needed.join(', ')}`, { missingCapabilities: needed });
   }
 }
 

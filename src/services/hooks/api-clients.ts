@@ -11,6 +11,7 @@ export function checkGrantable(principal: Principal, capabilities: readonly stri
   if (beyond.length > 0) {
     throw new ApiError('insufficient_scope', `A client cannot be granted capabilities its creator lacks: ${beyond.join(', ')}`, {
       errors: beyond.map((c) => ({ field: 'capabilities', message: `caller lacks ${c}` })),
+      missingCapabilities: beyond,
     });
   }
 }

@@ -95,6 +95,7 @@ describe.each(dialects)('API clients and keys on %s', (dialect) => {
     const res = await create({ name: 'escalator', capabilities: ['products:list', 'products:delete'], public_key: clientKeyPair().publicPem });
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe('insufficient_scope');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="booking-api", error="insufficient_scope", scope="products:delete"');
     const patched = await h.request({ method: 'GET', url: '/v1/api-clients', token: admin });
     expect(patched.json().items.every((c: { name: string }) => c.name !== 'escalator')).toBe(true);
   });

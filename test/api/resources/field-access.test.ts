@@ -37,4 +37,12 @@ describe.each(dialects)('field-level read access on %s', (dialect) => {
       }
     }
   });
+
+  it('refuses writing a sensitive field without its write capability: 403 field_forbidden naming it in WWW-Authenticate', async () => {
+    const writer = await h.bearer(await h.tenant('Writers'), ['users:create']);
+    const refused = await h.request({ method: 'POST', url: '/v1/users', token: writer, body: { email: 'someone@example.com', phone: '+4930999999' } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('field_forbidden');
+    expect(refused.headers['www-authenticate']).toBe('Bearer realm="booking-api", error="insufficient_scope", scope="users:write:email users:write:phone"');
+  });
 });
