@@ -3,6 +3,7 @@ import { tokenPath } from '../core/api-paths.js';
 import { contentCodings } from '../http/body-encoding.js';
 import { fromDatabase } from '../http/database-errors.js';
 import { ApiError } from '../http/errors.js';
+import { badlyEncodedParameters } from '../http/query-encoding.js';
 import { OAuthError } from '../security/oauth-error.js';
 import type { TokenService } from '../services/token-service.js';
 
@@ -19,6 +20,9 @@ function parseForm(request: FastifyRequest): Map<string, string> {
   const codings = contentCodings(request.headers['content-encoding']);
   if (codings.length > 0) throw new OAuthError('invalid_request', `content-encoding ${codings.join(', ').slice(0, 100)}`);
   if (typeof request.body !== 'string') throw new OAuthError('invalid_request', 'body not readable');
+  // URLSearchParams would quietly turn bad escapes into U+FFFD and answer for a mangled value.
+  const badlyEncoded = badlyEncodedParameters(request.body);
+  if (badlyEncoded.length > 0) throw new OAuthError('invalid_request', `invalid percent-encoding in ${badlyEncoded.map((e) => e.field.slice(0, 40)).join(', ')}`);
   const fields = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(request.body)) {
     if (fields.has(key)) throw new OAuthError('invalid_request', `duplicated parameter ${key.slice(0, 40)}`);

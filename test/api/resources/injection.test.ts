@@ -170,6 +170,12 @@ describe.each(dialects)('injection through the list API on %s', (dialect) => {
     const form = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' } as const;
     expect((await h.request({ ...form, url: '/v1/auth/token?x=%E0' })).json()).toMatchObject({ error: 'invalid_request' });
     expect((await h.request({ ...form, url: '/v1/auth/token?x=%C3%A0' })).json()).toMatchObject({ error: 'unsupported_grant_type' });
+    // So does a form field that is not validly encoded: a malformed body, not a mangled client id, grant or scope.
+    for (const body of ['grant_type=client_credentials&client_id=%E0%A4%A', 'grant_type=%E0%A4%A', 'grant_type=client_credentials&scope=products%3Alist%ZZ']) {
+      const refused = await h.request({ ...form, url: '/v1/auth/token', body });
+      expect(refused.statusCode, body).toBe(400);
+      expect(refused.json(), body).toMatchObject({ error: 'invalid_request' });
+    }
   });
 
   it.each([
