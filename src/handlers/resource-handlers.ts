@@ -67,7 +67,7 @@ function formatOf(query: QueryString): Format {
  */
 async function exportRecords(resource: ResourceDef, input: ActionInput, { resources }: ActionServices): Promise<ActionResult> {
   const format = formatOf(input.query);
-  const query = parseListQuery(resource, input.query, { extraReserved: ['format'] });
+  const query = parseListQuery(resource, input.query, { extraReserved: ['format'], unpaged: true });
   const { principal } = input.context;
   const columns = visibleColumns(resource, principal, query.fields ?? storedFields(resource));
   const batches = streamRows(resources.queries(principal), resource, query);

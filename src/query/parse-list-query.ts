@@ -19,6 +19,8 @@ export interface ListQueryOptions {
   readonly extraReserved?: readonly string[];
   /** Names the endpoint adds to every item itself, which `fields` may name (see `parseFields`). */
   readonly computedFields?: readonly string[];
+  /** An export answers every match: `page` and `per_page` would be ignored, so they are refused. */
+  readonly unpaged?: boolean;
 }
 
 /**
@@ -30,6 +32,9 @@ export interface ListQueryOptions {
  */
 export function parseListQuery(resource: ResourceDef, query: QueryString, options: ListQueryOptions = {}): ListQuery {
   const reserved = new Set([...listParameters, ...(options.extraReserved ?? [])]);
+  if (options.unpaged) {
+    for (const name of ['page', 'per_page']) if (query[name] !== undefined) throw queryError(name, 'an export is not paged: it answers every match');
+  }
   const where = singleParameter(query, 'where');
   const parts: FilterNode[] = [];
   const whereNode = where === undefined ? null : parseWhere(resource, where);

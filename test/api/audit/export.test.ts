@@ -91,6 +91,12 @@ describe.each(dialects)('audit export on %s', (dialect) => {
     expect((await h.request({ method: 'GET', url: '/v1/audit-logs/export?format=xml', token })).statusCode).toBe(400);
     expect((await h.request({ method: 'GET', url: '/v1/audit-logs/export?sort=action', token })).statusCode).toBe(400);
     expect((await h.request({ method: 'GET', url: '/v1/audit-logs/export?where={"$where":"1"}', token })).statusCode).toBe(400);
+    // An export answers every match: paging it would be silently ignored, so it is refused.
+    for (const paging of ['page=2', 'per_page=1']) {
+      const paged = await h.request({ method: 'GET', url: `/v1/audit-logs/export?${paging}`, token });
+      expect(paged.statusCode, paging).toBe(400);
+      expect(paged.json().errors, paging).toEqual([{ field: paging.split('=')[0], message: 'an export is not paged: it answers every match' }]);
+    }
     const noCap = await h.bearer(null, ['audit-logs:list']);
     expect((await h.request({ method: 'GET', url: '/v1/audit-logs/export', token: noCap })).statusCode).toBe(403);
   });
