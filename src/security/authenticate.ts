@@ -86,7 +86,8 @@ export class Authenticator {
       // Another scheme (Basic, …) presents no access token: like none at all, the challenge
       // carries no error code (RFC 6750 §3.1).
       if (!header || !/^\s*(Bearer|DPoP)(\s|$)/i.test(header)) throw authError('unauthenticated', 'Send an access token in the Authorization header: "Bearer <token>" or "DPoP <token>"', null);
-      throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', 'Bearer', 'invalid_token');
+      // A malformed header is answered in the scheme it names.
+      throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', /^\s*dpop/i.test(header) ? 'DPoP' : 'Bearer', 'invalid_token');
     }
     const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2];

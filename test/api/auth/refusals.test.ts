@@ -175,6 +175,11 @@ const cases: readonly Case[] = [
   },
   { name: 'a malformed token', expected: problem(401, 'invalid_token', challenges.bearer), arrange: async (w) => ({ refused: get('a.b.c'), warmUp: get(await w.bearer(await w.client())) }) },
   {
+    name: 'the DPoP scheme without a token',
+    expected: problem(401, 'invalid_token', challenges.dpop('invalid_token')),
+    arrange: async (w) => ({ refused: get(undefined, { authorization: 'DPoP' }), warmUp: get(await w.bearer(await w.client())) }),
+  },
+  {
     name: 'a tampered token',
     expected: problem(401, 'invalid_token', challenges.bearer),
     arrange: async (w) => {
