@@ -16,6 +16,17 @@ import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { expectProblem } from '../../support/problem.js';
 
+/** A local webhook receiver that answers 204 and records the path of every request it gets. */
+function recordingReceiver() {
+  const hits: string[] = [];
+  const receiver = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    request.resume();
+    response.writeHead(204).end();
+  });
+  return { hits, receiver };
+}
+
 /** A resolver standing in for DNS: every name resolves to what `answer()` says right now. */
 function resolverAnswering(answer: () => string): typeof lookup {
   return ((_host: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => {
@@ -66,12 +77,7 @@ describe.each(dialects)('SSRF guard of outgoing webhooks on %s', (dialect) => {
   let h: Harness;
   let token: string;
   let receiverPort: number;
-  const hits: string[] = [];
-  const receiver = createServer((request, response) => {
-    hits.push(request.url ?? '');
-    request.resume();
-    response.writeHead(204).end();
-  });
+  const { hits, receiver } = recordingReceiver();
 
   beforeAll(async () => {
     receiverPort = await freePort();
@@ -143,12 +149,7 @@ describe.each(dialects)('an IP-literal webhook once WEBHOOK_ALLOWED_NETWORKS no 
   const settings = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0,0,0', WEBHOOK_TIMEOUT_MS: '2000' };
   let allowing: Harness;
   let receiverPort: number;
-  const hits: string[] = [];
-  const receiver = createServer((request, response) => {
-    hits.push(request.url ?? '');
-    request.resume();
-    response.writeHead(204).end();
-  });
+  const { hits, receiver } = recordingReceiver();
 
   beforeAll(async () => {
     receiverPort = await freePort();
