@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { findDuplicateKey } from '../core/duplicate-json-keys.js';
 import { charsets, contentCodings } from './body-encoding.js';
 import { ApiError } from './errors.js';
 
@@ -30,7 +31,7 @@ function unreadable(request: FastifyRequest): ApiError | undefined {
 
 /**
  * Makes JSON the only body format in the calling plugin's (encapsulated) scope: Fastify's
- * JSON parser with `__proto__` / `constructor.prototype` refused, and a 415 for every
+ * JSON parser with `__proto__` / `constructor.prototype` and repeated member names refused, and a 415 for every
  * other content type (Fastify would otherwise read text/plain bodies and answer a
  * confusing 400), for an encoded body and for a charset other than UTF-8. An empty DELETE
  * body is accepted whatever its declared type.
@@ -44,8 +45,14 @@ export function installJsonBodies(app: FastifyInstance): void {
     const refusal = unreadable(request);
     if (refusal) return done(refusal, undefined);
     // Kept for signature checks over the exact bytes (incoming webhooks).
-    request.rawBody = String(body);
-    parseJson(request, String(body), done);
+    const text = (request.rawBody = String(body));
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      // JSON.parse keeps the last of two equal member names and drops the first unseen; a strict body refuses both.
+      const repeated = findDuplicateKey(text);
+      if (repeated !== undefined) return done(new ApiError('malformed_json', `The body repeats the member "${repeated.slice(0, 50)}"`), undefined);
+      done(null, value);
+    });
   });
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     if (isEmptyDelete(request, String(body))) done(null, undefined);

@@ -163,6 +163,10 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
     ['two documents', '{"name":"a"}{"name":"b"}'],
     ['bare word', 'undefined'],
     ['NaN', '{"total_items": NaN}'],
+    // JSON.parse would keep the last and drop the first unseen.
+    ['a repeated member', '{"name": "Loft", "name": "Attic"}'],
+    ['a repeated member spelt with an escape', '{"name": "Loft", "n\\u0061me": "Attic"}'],
+    ['a repeated member in a nested object', '{"name": "Loft", "description": {"a": 1, "a": 2}}'],
   ])('answers malformed JSON (%s) with 400 malformed_json', async (_name, payload) => {
     expectProblem(await post('products', payload), 400, 'malformed_json');
     const { id, etag } = await created('products', product);

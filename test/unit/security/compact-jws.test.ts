@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CompactJwsError, decodeCompactJws, findDuplicateKey, parseStrictJson } from '../../../src/security/compact-jws.js';
+import { findDuplicateKey } from '../../../src/core/duplicate-json-keys.js';
+import { CompactJwsError, decodeCompactJws, parseStrictJson } from '../../../src/security/compact-jws.js';
 import { b64url } from './jws-helpers.js';
 
 describe('findDuplicateKey', () => {
