@@ -15,7 +15,7 @@ export function challenge(scheme: Scheme, error?: string, extra: Record<string, 
   return `${scheme} ${params.join(', ')}`;
 }
 
-/** The scheme an authenticated request presented its token with (the pipeline accepted only these two). */
+/** The scheme a request's `Authorization` header names, with or without a token after it: `DPoP`, else `Bearer`. */
 export function schemeOf(request: FastifyRequest): Scheme {
-  return /^dpop /i.test(request.headers.authorization ?? '') ? 'DPoP' : 'Bearer';
+  return /^\s*dpop(\s|$)/i.test(request.headers.authorization ?? '') ? 'DPoP' : 'Bearer';
 }

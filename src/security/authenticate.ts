@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessTokenClaims, AccessTokenVerifier } from './access-token.js';
 import { authError } from './challenge.js';
+import { schemeOf } from '../http/challenge.js';
 import type { Scheme } from '../http/challenge.js';
 import type { DpopVerifier } from './dpop.js';
 import { ApiError, withHeaders } from '../http/errors.js';
@@ -87,7 +88,7 @@ export class Authenticator {
       // carries no error code (RFC 6750 §3.1).
       if (!header || !/^\s*(Bearer|DPoP)(\s|$)/i.test(header)) throw authError('unauthenticated', 'Send an access token in the Authorization header: "Bearer <token>" or "DPoP <token>"', null);
       // A malformed header is answered in the scheme it names.
-      throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', /^\s*dpop/i.test(header) ? 'DPoP' : 'Bearer', 'invalid_token');
+      throw authError('invalid_token', 'The Authorization header is not "Bearer <token>" or "DPoP <token>"', schemeOf(request), 'invalid_token');
     }
     const scheme: Scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2];

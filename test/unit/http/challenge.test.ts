@@ -8,6 +8,8 @@ describe('WWW-Authenticate challenges', () => {
   it('answers in the scheme the token came with, whatever its case', () => {
     expect(schemeOf(withAuthorization('DPoP eyJ…'))).toBe('DPoP');
     expect(schemeOf(withAuthorization('dpop eyJ…'))).toBe('DPoP');
+    expect(schemeOf(withAuthorization('DPoP'))).toBe('DPoP');
+    expect(schemeOf(withAuthorization('DPoPx eyJ…'))).toBe('Bearer');
     expect(schemeOf(withAuthorization('Bearer eyJ…'))).toBe('Bearer');
     expect(schemeOf(withAuthorization(undefined))).toBe('Bearer');
   });
