@@ -66,7 +66,6 @@ export interface Container extends ActionServices {
   readonly tokens: TokenService;
   /** Sends webhook deliveries from the outbox (started by main.ts; tests call runOnce). */
   readonly dispatcher: WebhookDispatcher;
-  readonly idempotency: IdempotencyKeys;
   /** Stops following the change feed and writes the security events still queued. */
   close(): Promise<void>;
 }

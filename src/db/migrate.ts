@@ -21,6 +21,7 @@ import { webhookDeliveryAttemptsMigration } from './migrations/0017-webhook-deli
 import { productBookingSpansMigration } from './migrations/0018-product-booking-spans.js';
 import { coveringHoldingsIndexMigration } from './migrations/0019-covering-holdings-index.js';
 import { retentionIndexesMigration } from './migrations/0020-retention-indexes.js';
+import { idempotencyAnswerRecordsMigration } from './migrations/0021-idempotency-answer-records.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -46,6 +47,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0018-product-booking-spans': productBookingSpansMigration(database.dialect),
     '0019-covering-holdings-index': coveringHoldingsIndexMigration(database.dialect),
     '0020-retention-indexes': retentionIndexesMigration(),
+    '0021-idempotency-answer-records': idempotencyAnswerRecordsMigration(database.dialect),
   };
 }
 

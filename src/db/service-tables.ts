@@ -42,6 +42,9 @@ export interface ServiceTables {
     created_at: number;
     /** Epoch milliseconds. */
     expires_at: number;
+    /** The record the stored answer is about (erasure depersonalises it with the record). */
+    resource: string | null;
+    record_id: string | null;
   };
   otp_challenges: {
     _id: string;

@@ -1,4 +1,5 @@
 import { rewriteOutboxData } from '../data/outbox.js';
+import type { Db } from '../db/dialect.js';
 import { withRowLock } from '../db/row-lock.js';
 import { destroySubjectKeys } from '../data/subject-keys.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
@@ -13,6 +14,11 @@ import type { ResourceService } from '../services/resource-service.js';
 import { activeHolds, heldConflict } from '../services/legal-holds.js';
 
 const users = getResource('users');
+
+/** Stored answers of idempotent requests (`src/http/idempotency.ts`), rewritten with the records they show. */
+export interface StoredAnswers {
+  rewriteAnswers(trx: Db, resource: string, recordIds: readonly string[], replace: (body: Record<string, unknown>) => Record<string, unknown>): Promise<number>;
+}
 
 /** The answer of `POST /v1/users/{id}/erase`. */
 export interface ErasureResult {
@@ -50,10 +56,10 @@ async function* referencing(unit: UnitOfWork, resource: ResourceDef, field: stri
  * the user and of every record that references the user (any resource whose registry entry
  * has a reference to users) is replaced by its erasure rule; the user is disabled and gets
  * `erased_at` (soft-deleted users too); the data keys sealing their values in the audit trail are destroyed; the
- * outbox keeps no personal value. A legal hold on the user or one of the records refuses
+ * outbox and the stored answers of idempotent requests keep no personal value. A legal hold on the user or one of the records refuses
  * the whole erasure (409). Running it again changes nothing.
  */
-export async function eraseUser(service: ResourceService, context: RequestContext, userId: string): Promise<ErasureResult> {
+export async function eraseUser(service: ResourceService, answers: StoredAnswers, context: RequestContext, userId: string): Promise<ErasureResult> {
   return service.work(context, async (unit) => {
     // A soft-deleted user still has personal data in storage: erasure reaches it too.
     const user = (await withRowLock(unit.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId), unit.dialect, 'update').executeTakeFirst()) as Row | undefined;
@@ -78,7 +84,11 @@ export async function eraseUser(service: ResourceService, context: RequestContex
       records[resource.name] = (records[resource.name] ?? 0) + ids.length;
       // Records that once named no user were sealed under their own subject.
       subjects.push(...ids.map((id) => `${resource.name}/${id}`));
-      if (hasPersonalFields(resource)) await rewriteOutboxData(unit.trx, unit.dialect, resource.name, ids, (data) => ({ ...data, ...erasureChanges(resource, data) }));
+      if (hasPersonalFields(resource)) {
+        const depersonalise = (data: Record<string, unknown>) => ({ ...data, ...erasureChanges(resource, data) });
+        await rewriteOutboxData(unit.trx, unit.dialect, resource.name, ids, depersonalise);
+        await answers.rewriteAnswers(unit.trx, resource.name, ids, depersonalise);
+      }
     }
 
     const current = rowToRecord(users, unit.dialect, user);
@@ -104,7 +114,9 @@ export async function eraseUser(service: ResourceService, context: RequestContex
       // The erased user's tokens stop working on every instance.
       await unit.invalidate('user', userId);
     }
-    await rewriteOutboxData(unit.trx, unit.dialect, users.name, [userId], (data) => ({ ...data, ...erasureChanges(users, data) }));
+    const depersonaliseUser = (data: Record<string, unknown>) => ({ ...data, ...erasureChanges(users, data) });
+    await rewriteOutboxData(unit.trx, unit.dialect, users.name, [userId], depersonaliseUser);
+    await answers.rewriteAnswers(unit.trx, users.name, [userId], depersonaliseUser);
     await destroySubjectKeys(unit.trx, unit.dialect, subjects, unit.now);
     service.voidCounts(unit, [users.name, ...relations.map((r) => r.resource.name)]);
     return { user_id: userId, erased_at: erasedAt, records };

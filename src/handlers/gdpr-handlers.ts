@@ -8,8 +8,8 @@ import type { Handlers } from './handler.js';
 /** The GDPR operations (`src/actions/gdpr-actions.ts`). */
 export const gdprHandlers: Handlers = {
   /** Erasure by depersonalisation (GDPR Art. 17). */
-  'users.erase': async (input, { resources }) => {
-    return { status: 200, body: await eraseUser(resources, input.context, pathId(input.params.id ?? '', 'users')) };
+  'users.erase': async (input, { resources, idempotency }) => {
+    return { status: 200, body: await eraseUser(resources, idempotency, input.context, pathId(input.params.id ?? '', 'users')) };
   },
   /** The subject's data as one streamed JSON document (GDPR Art. 15, 20). */
   'users.export': async (input, { resources }) => {

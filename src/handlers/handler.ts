@@ -1,4 +1,5 @@
 import type { ActionInput, ActionResult } from '../actions/action.js';
+import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
@@ -17,6 +18,8 @@ export interface ActionServices {
   readonly signIn: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */
   readonly origin: string;
+  /** Stored answers of POSTs sent with an `Idempotency-Key` (erasure rewrites them). */
+  readonly idempotency: IdempotencyKeys;
 }
 
 /** What a declared action does: one unit of work for writes (see `src/data/unit-of-work.ts`). */

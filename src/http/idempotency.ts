@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/dialect.js';
+import type { Database, Db } from '../db/dialect.js';
 import type { Clock } from '../core/clock.js';
 import { canonicalJson } from '../core/etag.js';
 import { ApiError, validationError } from './errors.js';
@@ -26,8 +26,15 @@ export interface StoredAnswer {
   readonly body: unknown;
 }
 
+/** The record a stored answer is about: erasure of its data subject depersonalises the answer too. */
+export interface AnswerRecord {
+  readonly resource: string;
+  readonly recordId: string;
+}
+
 /** What a request carrying an `Idempotency-Key` should do. */
-export type Claim = { readonly kind: 'run'; complete(answer: StoredAnswer): Promise<void>; release(): Promise<void> } | { readonly kind: 'replay'; readonly answer: StoredAnswer };
+export type Claim =
+  { readonly kind: 'run'; complete(answer: StoredAnswer, record?: AnswerRecord): Promise<void>; release(): Promise<void> } | { readonly kind: 'replay'; readonly answer: StoredAnswer };
 
 /**
  * Idempotency keys for POST requests, stored in the database so every instance sees them.
@@ -59,7 +66,7 @@ export class IdempotencyKeys {
       .update(canonicalJson(body ?? null))
       .digest('base64url');
     const { db, dialect } = this.database;
-    const fresh = { scope, key, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: now + leaseMs };
+    const fresh = { scope, key, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: now + leaseMs, resource: null, record_id: null };
     const inserted = await db
       .insertInto('idempotency_keys')
       .values(fresh)
@@ -78,6 +85,38 @@ export class IdempotencyKeys {
     };
   }
 
+  /**
+   * Rewrites the stored answers about `recordIds` of `resource` with `replace`, in the
+   * caller's transaction `trx`: erasure depersonalises them as it does the records, so a
+   * replay never shows an erased value (CONTRACT.md "GDPR").
+   */
+  async rewriteAnswers(trx: Db, resource: string, recordIds: readonly string[], replace: (body: Record<string, unknown>) => Record<string, unknown>): Promise<number> {
+    const { dialect } = this.database;
+    let rewritten = 0;
+    for (let start = 0; start < recordIds.length; start += 500) {
+      const rows = await trx
+        .selectFrom('idempotency_keys')
+        .select(['scope', 'key', 'body'])
+        .where('record_id', 'in', recordIds.slice(start, start + 500))
+        .where('resource', '=', resource)
+        .where('state', '=', 'done')
+        .execute();
+      for (const row of rows) {
+        const body = this.unseal(dialect.fromDb('object', row.body));
+        if (body === null || typeof body !== 'object' || Array.isArray(body)) continue;
+        const sealed = this.seal(replace(body as Record<string, unknown>));
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ body: dialect.toDb('object', sealed) })
+          .where('scope', '=', row.scope)
+          .where('key', '=', row.key)
+          .execute();
+        rewritten += 1;
+      }
+    }
+    return rewritten;
+  }
+
   private seal(body: unknown): { readonly sealed: string } {
     return { sealed: this.dataKey.encrypt(JSON.stringify(body ?? null)) };
   }
@@ -92,12 +131,20 @@ export class IdempotencyKeys {
     const { db, dialect } = this.database;
     return {
       kind: 'run',
-      complete: async (answer) => {
+      complete: async (answer, record) => {
         const done = this.clock.now();
         try {
           await db
             .updateTable('idempotency_keys')
-            .set({ state: 'done', status: answer.status, headers: dialect.toDb('object', answer.headers), body: dialect.toDb('object', this.seal(answer.body)), expires_at: done + replayWindowMs })
+            .set({
+              state: 'done',
+              status: answer.status,
+              headers: dialect.toDb('object', answer.headers),
+              body: dialect.toDb('object', this.seal(answer.body)),
+              expires_at: done + replayWindowMs,
+              resource: record?.resource ?? null,
+              record_id: record?.recordId ?? null,
+            })
             .where('scope', '=', scope)
             .where('key', '=', key)
             .execute();

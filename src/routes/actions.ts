@@ -5,7 +5,10 @@ import type { ActionDef, ActionInput, ActionResult } from '../actions/index.js';
 import { executeAction } from '../handlers/execute.js';
 import { handlerOf } from '../handlers/index.js';
 import type { ActionServices, Handler } from '../handlers/index.js';
-import type { IdempotencyKeys } from '../http/idempotency.js';
+import { hideFields } from '../derive/field-access.js';
+import type { FieldReader } from '../derive/field-access.js';
+import type { AnswerRecord, IdempotencyKeys } from '../http/idempotency.js';
+import { findResource } from '../registry/index.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
 import { nobody } from '../core/principal.js';
@@ -52,7 +55,7 @@ async function runIdempotent(action: ActionDef, handler: Handler, request: Fasti
   const { principal } = input.context;
   const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${routeOf(action, input.params)}`;
   const claim = await keys.claim(scope, key, request.body);
-  if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), claim.answer);
+  if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), { ...claim.answer, body: asReadBy(action, principal, claim.answer.body) });
   let result: ActionResult;
   try {
     result = await executeAction(action, input, services, handler);
@@ -62,8 +65,30 @@ async function runIdempotent(action: ActionDef, handler: Handler, request: Fasti
     throw error;
   }
   if (result.stream || result.status >= 300) await claim.release();
-  else await claim.complete({ status: result.status, headers: result.headers ?? {}, body: result.body ?? null });
+  else await claim.complete({ status: result.status, headers: result.headers ?? {}, body: result.body ?? null }, answerRecord(action, input.params, result.body));
   return send(reply, result);
+}
+
+/** The record an answer is about: the one it shows (a create), else the one the route names. */
+function answerRecord(action: ActionDef, params: Readonly<Record<string, string>>, body: unknown): AnswerRecord | undefined {
+  const shown = recordIdOf(body);
+  const recordId = shown ?? params.id;
+  return recordId === undefined ? undefined : { resource: action.resource, recordId };
+}
+
+function recordIdOf(body: unknown): string | undefined {
+  const id = body !== null && typeof body === 'object' ? (body as { _id?: unknown })._id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * A replayed record as the repeat's caller may read it: the first answer showed the fields
+ * its token could read, and a repeat with a narrower token must not see more than a read would.
+ */
+function asReadBy(action: ActionDef, reader: FieldReader, body: unknown): unknown {
+  const resource = findResource(action.resource);
+  if (!resource || recordIdOf(body) === undefined) return body;
+  return hideFields(resource, reader, { ...(body as Record<string, unknown>) });
 }
 
 /**

@@ -51,9 +51,19 @@ describe('erasure, step by step', { shuffle: false }, () => {
     let token = '';
     let failure: AuditFailure;
     const ids = { user: '', other: '', product: '', booking: '', deletedBooking: '', order: '', subscription: '', consents: [] as string[] };
+    const userBody = {
+      email: personal.email,
+      phone: personal.phone,
+      first_name: personal.firstName,
+      last_name: personal.lastName,
+      date_of_birth: personal.birth,
+      external_id: 'crm-1',
+    };
+    const bookingBody = () => ({ product_id: ids.product, user_id: ids.user, notes: personal.notes, ...timeRange });
 
-    async function post(resource: string, body: unknown): Promise<Record<string, unknown>> {
-      const res = await h.request({ method: 'POST', url: `/v1/${resource}`, token, body });
+    /** With `key`, sent as an `Idempotency-Key`: its answer is stored for replays. */
+    async function post(resource: string, body: unknown, key?: string): Promise<Record<string, unknown>> {
+      const res = await h.request({ method: 'POST', url: `/v1/${resource}`, token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
       expect(res.statusCode, res.body).toBe(201);
       return res.json() as Record<string, unknown>;
     }
@@ -69,14 +79,7 @@ describe('erasure, step by step', { shuffle: false }, () => {
       // A subscriber to every event that never answers: its deliveries wait for their retry, bodies stored.
       const events = ((await get('/v1/webhooks/events')).json() as { items: string[] }).items.filter((name) => name !== 'ping');
       await post('webhooks', { url: `http://127.0.0.1:${await freePort()}/gone`, events });
-      const user = await post('users', {
-        email: personal.email,
-        phone: personal.phone,
-        first_name: personal.firstName,
-        last_name: personal.lastName,
-        date_of_birth: personal.birth,
-        external_id: 'crm-1',
-      });
+      const user = await post('users', userBody, 'create-user');
       ids.user = String(user._id);
       const renamed = await h.request({
         method: 'PATCH',
@@ -88,7 +91,7 @@ describe('erasure, step by step', { shuffle: false }, () => {
       expect(renamed.statusCode).toBe(200);
       ids.other = String((await post('users', { email: 'other@example.com', first_name: 'Otto' }))._id);
       ids.product = String((await post('products', { name: 'Room', address: 'a', city: 'c', zip_code: '1', total_items: 3 }))._id);
-      ids.booking = String((await post('bookings', { product_id: ids.product, user_id: ids.user, notes: personal.notes, ...timeRange }))._id);
+      ids.booking = String((await post('bookings', bookingBody(), 'create-booking'))._id);
       const doomed = await post('bookings', { product_id: ids.product, user_id: ids.user, notes: personal.deletedNotes, ...timeRange });
       ids.deletedBooking = String(doomed._id);
       const del = await h.request({
@@ -177,6 +180,21 @@ describe('erasure, step by step', { shuffle: false }, () => {
       // The other user is untouched and still readable in the trail.
       const other = await get(`/v1/audit-logs?record_id=${ids.other}&action=create`);
       expect(other.json().items[0].new_values.email).toBe('other@example.com');
+    });
+
+    it('a create replayed by its Idempotency-Key shows no erased value and makes no new record', async () => {
+      for (const [resource, body, key, id] of [
+        ['users', userBody, 'create-user', ids.user],
+        ['bookings', bookingBody(), 'create-booking', ids.booking],
+      ] as const) {
+        const replay = await h.request({ method: 'POST', url: `/v1/${resource}`, token, body, headers: { 'idempotency-key': key } });
+        expect(replay.statusCode, replay.body).toBe(201);
+        expect(replay.headers['idempotency-replayed']).toBe('true');
+        expect(replay.json()._id).toBe(id);
+        expect(leaks(replay.body)).toEqual([]);
+      }
+      expect((await get(`/v1/users/${ids.user}`)).json().email).toBe('[erased]');
+      expect((await get('/v1/users?per_page=100')).json().total).toBe(2);
     });
 
     it('is idempotent: a second call answers the same and writes nothing', async () => {

@@ -123,6 +123,23 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
     expect((await post(product('kept-out-of-sight'), 'key-12')).json()).toEqual(created.json());
   });
 
+  it('a replay shows no field the token of the repeat may not read, as a read would', async () => {
+    const sensitive = ['email', 'phone', 'date_of_birth'];
+    const full = [...crud('users'), ...sensitive.map((field) => `users:read:${field}`), ...sensitive.map((field) => `users:write:${field}`)];
+    const creator = await h.client(tenant, full);
+    const body = { email: 'replayed@example.com', phone: '+4930123456', date_of_birth: '1990-01-02', first_name: 'Rea' };
+    const send = async (scope: readonly string[]) => h.request({ method: 'POST', url: '/v1/users', token: await h.token(creator, scope.join(' ')), body, headers: { 'idempotency-key': 'key-13' } });
+    const first = await send(full);
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json()).toMatchObject(body);
+    const narrow = await send(crud('users'));
+    expect(narrow.headers['idempotency-replayed']).toBe('true');
+    expect(narrow.json()).toEqual(Object.fromEntries(Object.entries(first.json() as Record<string, unknown>).filter(([field]) => !sensitive.includes(field))));
+    const read = await h.request({ method: 'GET', url: `/v1/users/${String(first.json()._id)}`, token: await h.token(creator, crud('users').join(' ')) });
+    expect(Object.keys(read.json()).filter((field) => sensitive.includes(field))).toEqual([]);
+    expect((await send(full)).json()).toEqual(first.json());
+  });
+
   it('a refused request leaves the key free for a corrected retry', async () => {
     expectProblem(await post({ name: 'incomplete' }, 'key-5'), 400, 'validation_failed');
     expect((await post(product('corrected'), 'key-5')).statusCode).toBe(201);
