@@ -76,7 +76,7 @@ export class WebhookAdmin {
     await this.webhook(context, id);
     const queries = new ScopedQueries(this.database.db, this.database.dialect, context.principal);
     const delivery = await queries.scoped(webhookDeliveries).select('_id').where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
-    if (!delivery) throw notFound('webhooks');
+    if (!delivery) throw notFound(webhookDeliveries.name);
     return this.list(context, webhookDeliveryAttempts, { sort: 'attempt', ...query }, sql<SqlBool>`${sql.ref('delivery_id')} = ${deliveryId}`);
   }
 
@@ -95,7 +95,7 @@ export class WebhookAdmin {
         .where('_id', '=', deliveryId)
         .where('webhook_id', '=', id)
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) throw notFound('webhooks');
+      if (Number(result.numUpdatedRows) !== 1) throw notFound(webhookDeliveries.name);
       await unit.audit({
         category: 'data',
         action: 'retry',

@@ -152,6 +152,12 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     // Another tenant can neither retry nor ping it (and nothing is audited).
     expectProblem(await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/${deliveryId}/retry`, token: otherToken }), 404, 'not_found');
     expectProblem(await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/test`, token: otherToken }), 404, 'not_found');
+    // An unknown delivery of a webhook in reach: the 404 names what is missing.
+    const unknown = '01890000-0000-7000-8000-000000000000';
+    const missing = await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/${unknown}/retry`, token });
+    expectProblem(missing, 404, 'not_found');
+    expect(missing.json().detail).toBe('No such webhook-deliveries record');
+    expect((await h.request({ method: 'GET', url: attemptsUrl(hookId, unknown), token })).json().detail).toBe('No such webhook-deliveries record');
     expect(await auditOf(hookId, 'retry')).toHaveLength(1);
     expect(await auditOf(hookId, 'test')).toHaveLength(1);
     await h.app.dispatcher.runOnce();
