@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../http/errors.js';
 
 /**
@@ -44,14 +44,10 @@ function page(reply: FastifyReply): FastifyReply {
 export function adminConsoleRoutes(dir: string) {
   const bundle = readBundle(dir);
   return async function register(app: FastifyInstance): Promise<void> {
-    const index = async (_request: FastifyRequest, reply: FastifyReply) => {
+    app.get('/admin', { config: { public: true } }, async (_request, reply) => {
       if (!bundle) throw new ApiError('service_unavailable', 'The administration console is not built; run `npm run build`');
       return page(reply).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(bundle.index);
-    };
-    app.get('/admin', { config: { public: true } }, index);
-    // The console routes by the URL's fragment (`/admin#/…`): any other address under /admin
-    // (a bookmark, a typed path) is the same page, never an API 404 in the browser.
-    app.get('/admin/*', { config: { public: true } }, index);
+    });
     app.get<{ Params: { file: string } }>('/admin/assets/:file', { config: { public: true } }, async (request, reply) => {
       const asset = bundle?.assets.get(request.params.file);
       if (!asset) throw new ApiError('not_found', 'No such console asset');
