@@ -59,6 +59,25 @@ function parseEvent(scheme: IncomingScheme, body: string): Record<string, unknow
 const unauthorized = (detail: string) => new ApiError('unauthenticated', detail);
 const stillProcessing = () => new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
 
+/** One `<version>,<base64>` entry of a `webhook-signature` header (`v1a,` for asymmetric keys, and later versions, are well-formed). */
+const signatureEntry = /^(v\d+[a-z]*),([A-Za-z0-9+/]+={0,2})$/;
+
+/**
+ * The `v1,…` entries of a `webhook-signature` header, or undefined when the header is
+ * malformed: not space-separated `<version>,<base64>` entries, or none of them `v1` (the
+ * only version this service verifies). A malformed header is a 400; a well-formed one
+ * with no matching signature is a 401.
+ */
+function v1Signatures(header: string): string[] | undefined {
+  const v1: string[] = [];
+  for (const entry of header.trim().split(/ +/)) {
+    const [, version, signature] = signatureEntry.exec(entry) ?? [];
+    if (!version || !signature || signature.length % 4 !== 0) return undefined;
+    if (version === 'v1') v1.push(entry);
+  }
+  return v1.length > 0 ? v1 : undefined;
+}
+
 /** Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64>` …). */
 function standardWebhooks(secret: string, headers: Headers, body: string, nowSeconds: number): SignedEvent {
   const id = one(headers, 'webhook-id');
@@ -66,9 +85,11 @@ function standardWebhooks(secret: string, headers: Headers, body: string, nowSec
   const signatures = one(headers, 'webhook-signature');
   if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200)
     throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
+  const candidates = v1Signatures(signatures);
+  if (!candidates) throw validationError([{ field: 'webhook-signature', message: 'must be space-separated v1,<base64 signature> entries' }]);
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
   const expected = signatureHeader([secret], id, Number(timestamp), body);
-  if (!signatures.split(' ').some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
+  if (!candidates.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
   const payload = parseEvent('standard-webhooks', body);
   const data = payload.data as Record<string, unknown> | undefined;
   return { id, type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
