@@ -83,10 +83,18 @@ function standardWebhooks(secret: string, headers: Headers, body: string, nowSec
   const id = one(headers, 'webhook-id');
   const timestamp = one(headers, 'webhook-timestamp');
   const signatures = one(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200)
-    throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
-  const candidates = v1Signatures(signatures);
-  if (!candidates) throw validationError([{ field: 'webhook-signature', message: 'must be space-separated v1,<base64 signature> entries' }]);
+  const candidates = signatures ? v1Signatures(signatures) : undefined;
+  // Each bad header is named with what is wrong with it.
+  const problems = [
+    !id ? { field: 'webhook-id', message: 'is required' } : id.length > 200 ? { field: 'webhook-id', message: 'must be at most 200 characters' } : undefined,
+    !timestamp
+      ? { field: 'webhook-timestamp', message: 'is required' }
+      : !/^\d{1,15}$/.test(timestamp)
+        ? { field: 'webhook-timestamp', message: 'must be whole seconds since the Unix epoch (digits only)' }
+        : undefined,
+    !signatures ? { field: 'webhook-signature', message: 'is required' } : !candidates ? { field: 'webhook-signature', message: 'must be space-separated v1,<base64 signature> entries' } : undefined,
+  ].filter((problem) => problem !== undefined);
+  if (!id || !timestamp || !candidates || problems.length > 0) throw validationError(problems);
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
   const expected = signatureHeader([secret], id, Number(timestamp), body);
   if (!candidates.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
