@@ -157,7 +157,7 @@ export class IncomingWebhooks {
     if (!new IpAllowlist((dialect.fromDb('string_list', hook.ip_allowlist) as string[]) ?? []).allows(ip))
       throw new ApiError('ip_not_allowed', 'Deliveries to this webhook are not allowed from this address');
     const stored = await this.database.db.selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', id).executeTakeFirst();
-    if (!stored || rawBody === undefined) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
+    if (!stored || !rawBody) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
     const secret = this.dataKey.decrypt(stored.secret);
     const now = this.clock.now();
     const event = hook.scheme === 'stripe' ? stripe(secret, headers, rawBody, Math.floor(now / 1000)) : standardWebhooks(secret, headers, rawBody, Math.floor(now / 1000));
