@@ -1,5 +1,7 @@
 import type { Db, SqlDialect } from '../db/dialect.js';
+import { capabilityFreeReader, hideFields } from '../derive/field-access.js';
 import { newRecordId } from '../lib/record-id.js';
+import { findResource } from '../registry/index.js';
 
 /** One change worth telling subscribers about, recorded with the change itself. */
 export interface OutboxEvent {
@@ -9,16 +11,26 @@ export interface OutboxEvent {
   readonly recordId: string;
   /** Tenant node that owns the record (`null`: the root node). */
   readonly tenantId: string | null;
-  /** The record after the change (for deletes, its last state), as stored. */
+  /** The record after the change (for deletes, its last state); stored without its sensitive fields. */
   readonly data: Readonly<Record<string, unknown>>;
   /** The audit entry of the same change. */
   readonly auditId: string;
 }
 
 /**
+ * An event's record as webhooks send it: without the fields whose read needs a capability
+ * (a webhook has none, docs/webhooks.md), so the outbox never holds what no delivery sends.
+ */
+function withoutSensitiveFields(resourceName: string, data: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const resource = findResource(resourceName);
+  return resource ? hideFields(resource, capabilityFreeReader, { ...data }) : data;
+}
+
+/**
  * Appends an event to the transactional outbox. Callers pass the transaction of the change,
  * so there is exactly one event per committed change and none for a rolled-back one; a
- * dispatcher delivers from the table after commit.
+ * dispatcher delivers from the table after commit. Sensitive fields are left out here,
+ * for every caller (docs/gdpr.md, "Where personal data lives").
  */
 export async function appendOutbox(trx: Db, dialect: SqlDialect, event: OutboxEvent, now: number): Promise<string> {
   const id = newRecordId(now);
@@ -32,7 +44,7 @@ export async function appendOutbox(trx: Db, dialect: SqlDialect, event: OutboxEv
       resource: event.resource,
       record_id: event.recordId,
       audit_id: event.auditId,
-      data: dialect.toDb('object', event.data),
+      data: dialect.toDb('object', withoutSensitiveFields(event.resource, event.data)),
       dispatched_at: null,
     })
     .execute();

@@ -58,14 +58,17 @@ function auditOf(queries: ScopedQueries, relations: readonly { resource: Resourc
  * `{ "user", "records": { "<resource>": [...] }, "audit": [...], "generated_at" }`. Every
  * resource that references users (registry) is a key of `records`. Presented like the API
  * shows them (sensitive fields need their read capability; sealed audit values opened).
- * The user is looked up before the first byte, so an unknown id is a clean 404.
+ * The user is looked up before the first byte, so an unknown id is a clean 404; a
+ * soft-deleted user (until purged) is exported with `deleted_at`.
  */
 export async function subjectExport(service: ResourceService, context: RequestContext, userId: string): Promise<AsyncGenerator<string>> {
   const { principal } = context;
   const queries = service.queries(principal);
-  const row = await queries.find(users, userId);
+  // A soft-deleted user not yet purged is still held, so it is exported too (Art. 15), with its `deleted_at`.
+  const row = (await queries.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId).executeTakeFirst()) as Row | undefined;
   if (!row) throw notFound(users.name);
-  const [user] = await service.presentMany(users, principal, [row]);
+  const [presented] = await service.presentMany(users, principal, [row]);
+  const user = row.deleted_at === null || row.deleted_at === undefined ? presented : { ...presented, deleted_at: queries.dialect.fromDb('timestamp', row.deleted_at) };
   const relations = userRelations();
   return (async function* chunks(): AsyncGenerator<string> {
     yield `{"user":${JSON.stringify(user)},"records":{`;

@@ -1,7 +1,7 @@
 import type { ActionDef, ActionInput, ActionResult } from '../actions/action.js';
 import { checkInput } from '../actions/input-schemas.js';
 import { hasCapability } from '../core/principal.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, validationError } from '../http/errors.js';
 import type { ActionServices, Handler } from './handler.js';
 import { handlerOf } from './index.js';
 
@@ -13,6 +13,8 @@ function checkCall(action: ActionDef, input: ActionInput): void {
   if (action.authentication === 'client' && !hasCapability(input.context.principal, action.capability)) {
     throw new ApiError('insufficient_scope', `This operation needs the capability ${action.capability}`, { missingCapabilities: [action.capability] });
   }
+  // An empty JSON body reaches an action as no body (`http/json-bodies.ts`); one that needs a body says it is empty.
+  if (action.schemas.body && input.body === undefined && input.rawBody === '') throw validationError([{ field: 'body', message: 'is empty' }]);
   checkInput(action, input);
 }
 

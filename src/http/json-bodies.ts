@@ -34,7 +34,8 @@ function unreadable(request: FastifyRequest): ApiError | undefined {
  * JSON parser with `__proto__` / `constructor.prototype` and repeated member names refused, and a 415 for every
  * other content type (Fastify would otherwise read text/plain bodies and answer a
  * confusing 400), for an encoded body and for a charset other than UTF-8. An empty DELETE
- * body is accepted whatever its declared type.
+ * body is accepted whatever its declared type, an empty JSON body on any method as no body
+ * (`rawBody` is then ''; actions that need a body answer 400 "body: is empty").
  */
 export function installJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error') as Parse;
@@ -46,6 +47,9 @@ export function installJsonBodies(app: FastifyInstance): void {
     if (refusal) return done(refusal, undefined);
     // Kept for signature checks over the exact bytes (incoming webhooks).
     const text = (request.rawBody = String(body));
+    // Clients that always label requests JSON send bodiless actions (erase, retry, …) this
+    // way: no body. An action that needs one refuses it, seeing rawBody '' (`handlers/execute.ts`).
+    if (text === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       // JSON.parse keeps the last of two equal member names and drops the first unseen; a strict body refuses both.

@@ -443,7 +443,8 @@ export async function webhookQueue(database: Database, now: number): Promise<{ d
  * The record as a webhook receiver sees it: a webhook has no capabilities of its own (its
  * receiver proves nothing but the signing secret), so every sensitive field is left out,
  * whoever created the webhook (docs/webhooks.md). Decided once, at fan-out: the stored
- * delivery, its retries and the deliveries list never hold more.
+ * delivery, its retries and the deliveries list never hold more. Events this version
+ * records already lack them (`data/outbox.ts`); this covers events an earlier one recorded.
  */
 function receiverView(resourceName: string, data: unknown): unknown {
   const resource = findResource(resourceName);

@@ -59,16 +59,45 @@ function parseEvent(scheme: IncomingScheme, body: string): Record<string, unknow
 const unauthorized = (detail: string) => new ApiError('unauthenticated', detail);
 const stillProcessing = () => new ApiError('conflict', 'This event is still being processed; retry later', { headers: { 'retry-after': '1' } });
 
+/** One `<version>,<base64>` entry of a `webhook-signature` header (`v1a,` for asymmetric keys, and later versions, are well-formed). */
+const signatureEntry = /^(v\d+[a-z]*),([A-Za-z0-9+/]+={0,2})$/;
+
+/**
+ * The `v1,…` entries of a `webhook-signature` header, or undefined when the header is
+ * malformed: not space-separated `<version>,<base64>` entries, or none of them `v1` (the
+ * only version this service verifies). A malformed header is a 400; a well-formed one
+ * with no matching signature is a 401.
+ */
+function v1Signatures(header: string): string[] | undefined {
+  const v1: string[] = [];
+  for (const entry of header.trim().split(/ +/)) {
+    const [, version, signature] = signatureEntry.exec(entry) ?? [];
+    if (!version || !signature || signature.length % 4 !== 0) return undefined;
+    if (version === 'v1') v1.push(entry);
+  }
+  return v1.length > 0 ? v1 : undefined;
+}
+
 /** Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64>` …). */
 function standardWebhooks(secret: string, headers: Headers, body: string, nowSeconds: number): SignedEvent {
   const id = one(headers, 'webhook-id');
   const timestamp = one(headers, 'webhook-timestamp');
   const signatures = one(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp) || id.length > 200)
-    throw validationError([{ field: 'webhook-signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required' }]);
+  const candidates = signatures ? v1Signatures(signatures) : undefined;
+  // Each bad header is named with what is wrong with it.
+  const problems = [
+    !id ? { field: 'webhook-id', message: 'is required' } : id.length > 200 ? { field: 'webhook-id', message: 'must be at most 200 characters' } : undefined,
+    !timestamp
+      ? { field: 'webhook-timestamp', message: 'is required' }
+      : !/^\d{1,15}$/.test(timestamp)
+        ? { field: 'webhook-timestamp', message: 'must be whole seconds since the Unix epoch (digits only)' }
+        : undefined,
+    !signatures ? { field: 'webhook-signature', message: 'is required' } : !candidates ? { field: 'webhook-signature', message: 'must be space-separated v1,<base64 signature> entries' } : undefined,
+  ].filter((problem) => problem !== undefined);
+  if (!id || !timestamp || !candidates || problems.length > 0) throw validationError(problems);
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) throw unauthorized('webhook-timestamp is outside the 300 s tolerance');
   const expected = signatureHeader([secret], id, Number(timestamp), body);
-  if (!signatures.split(' ').some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
+  if (!candidates.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
   const payload = parseEvent('standard-webhooks', body);
   const data = payload.data as Record<string, unknown> | undefined;
   return { id, type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
@@ -128,7 +157,7 @@ export class IncomingWebhooks {
     if (!new IpAllowlist((dialect.fromDb('string_list', hook.ip_allowlist) as string[]) ?? []).allows(ip))
       throw new ApiError('ip_not_allowed', 'Deliveries to this webhook are not allowed from this address');
     const stored = await this.database.db.selectFrom('webhook_secrets').select('secret').where('webhook_id', '=', id).executeTakeFirst();
-    if (!stored || rawBody === undefined) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
+    if (!stored || !rawBody) throw validationError([{ field: 'body', message: 'a JSON body is required' }]);
     const secret = this.dataKey.decrypt(stored.secret);
     const now = this.clock.now();
     const event = hook.scheme === 'stripe' ? stripe(secret, headers, rawBody, Math.floor(now / 1000)) : standardWebhooks(secret, headers, rawBody, Math.floor(now / 1000));

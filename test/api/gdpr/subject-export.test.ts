@@ -63,6 +63,24 @@ describe.each(dialects)('subject export on %s', (dialect) => {
     expect(Date.parse(doc.generated_at)).not.toBeNaN();
   });
 
+  it('exports a soft-deleted user (still held until purged) with its deleted_at, to its own tenant only', async () => {
+    const user = await post('users', { email: 'gone@example.com', first_name: 'Gone' });
+    const etag = (await h.request({ method: 'GET', url: `/v1/users/${String(user._id)}`, token })).headers.etag;
+    const deleted = await h.request({ method: 'DELETE', url: `/v1/users/${String(user._id)}`, token, headers: { 'if-match': String(etag) } });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect((await h.request({ method: 'GET', url: `/v1/users/${String(user._id)}`, token })).statusCode).toBe(404);
+    const res = await h.request({ method: 'GET', url: `/v1/users/${String(user._id)}/export`, token });
+    expect(res.statusCode, res.body).toBe(200);
+    const doc = res.json() as { user: Json; audit: Json[] };
+    expect(doc.user).toMatchObject({ _id: user._id, email: 'gone@example.com', first_name: 'Gone', deleted_at: expect.any(String) });
+    expect(Date.parse(String(doc.user.deleted_at))).not.toBeNaN();
+    expect(doc.audit.map((entry) => entry.action).sort()).toEqual(['create', 'delete']);
+    // A live user's export is the API read: no deleted_at member.
+    expect((await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token })).json().user).not.toHaveProperty('deleted_at');
+    const stranger = await h.bearer(await h.tenant('Other'), ['users:export', 'users:read:email']);
+    expect((await h.request({ method: 'GET', url: `/v1/users/${String(user._id)}/export`, token: stranger })).statusCode).toBe(404);
+  });
+
   it('needs users:export, hides sensitive fields without their capability, and answers 404 for unknown users', async () => {
     const plain = await h.bearer((await h.request({ method: 'GET', url: `/v1/users/${userA}`, token })).json().tenant_id, ['users:export']);
     const doc = (await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token: plain })).json();

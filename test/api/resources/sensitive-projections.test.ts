@@ -162,4 +162,16 @@ describe.each(dialects)('sensitive fields stay hidden in every projection of a r
     expect((deliveries.json().items as Json[]).length).toBe(4);
     expectNoSecret(deliveries.body);
   });
+
+  it('records events without sensitive fields: the outbox holds what webhooks send (docs/gdpr.md)', async () => {
+    const events = await h.database.db.selectFrom('outbox_events').select(['type', 'record_id', 'data']).where('resource', '=', 'users').orderBy('_id').execute();
+    expect(events.map((e) => e.type)).toEqual(['users.created', 'users.updated', 'users.created', 'users.deleted']);
+    for (const event of events) {
+      const data = h.database.dialect.fromDb('object', event.data) as Json;
+      expect(data).toMatchObject({ _id: event.record_id });
+      for (const field of ['email', 'phone', 'date_of_birth']) expect(data, event.type).not.toHaveProperty(field);
+    }
+    expect(h.database.dialect.fromDb('object', events[1]?.data)).toMatchObject({ first_name: 'Ada', last_name: 'King' });
+    expectNoSecret(JSON.stringify(events));
+  });
 });

@@ -67,6 +67,47 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect(listed.items).toEqual([expect.objectContaining({ _id: 'msg_1', type: 'orders.paid', outcome: 'applied' })]);
   });
 
+  it('Standard Webhooks: a malformed webhook-signature is a 400 naming the header; a well-formed wrong one a 401', async () => {
+    const created = (await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } })).json() as { _id: string; secret: string };
+    const body = JSON.stringify({ type: 'ping', data: {} });
+    const at = new Date();
+    const good = new Webhook(created.secret).sign('msg_sig', at, body);
+    const send = (signature: string) => receive(created._id, body, { 'webhook-id': 'msg_sig', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature });
+    for (const malformed of ['garbage', 'v1', 'v1,', 'v1,not base64!', `${good},x`, `${good} garbage`, 'v1,AAA', 'v1a,AAAA']) {
+      const answer = await send(malformed);
+      expectProblem(answer, 400, 'validation_failed');
+      expect(answer.json().errors, malformed).toEqual([{ field: 'webhook-signature', message: expect.stringContaining('v1,') }]);
+    }
+    expectProblem(await send('v1,AAAA'), 401, 'unauthenticated');
+    expectProblem(await send(`v1,${Buffer.alloc(32).toString('base64')}`), 401, 'unauthenticated');
+    // Other versions next to a v1 entry are well-formed and skipped; the v1 entry verifies.
+    expect((await send(`v1a,AAAA ${good}`)).json()).toMatchObject({ received: true, event_id: 'msg_sig', outcome: 'ignored' });
+  });
+
+  it('Standard Webhooks: a 400 for a bad webhook-id or webhook-timestamp names that header and what is wrong', async () => {
+    const created = (await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } })).json() as { _id: string; secret: string };
+    const body = JSON.stringify({ type: 'ping', data: {} });
+    const at = new Date();
+    const seconds = String(Math.floor(at.getTime() / 1000));
+    const sender = new Webhook(created.secret);
+    const errorsOf = async (headers: Record<string, string>) => {
+      const answer = await receive(created._id, body, headers);
+      expectProblem(answer, 400, 'validation_failed');
+      return answer.json().errors as unknown;
+    };
+    expect(await errorsOf({ 'webhook-id': 'msg_ts', 'webhook-timestamp': 'abc', 'webhook-signature': sender.sign('msg_ts', at, body) })).toEqual([
+      { field: 'webhook-timestamp', message: 'must be whole seconds since the Unix epoch (digits only)' },
+    ]);
+    const long = 'm'.repeat(201);
+    expect(await errorsOf({ 'webhook-id': long, 'webhook-timestamp': seconds, 'webhook-signature': sender.sign(long, at, body) })).toEqual([
+      { field: 'webhook-id', message: 'must be at most 200 characters' },
+    ]);
+    expect(await errorsOf({ 'webhook-id': 'msg_missing' })).toEqual([
+      { field: 'webhook-timestamp', message: 'is required' },
+      { field: 'webhook-signature', message: 'is required' },
+    ]);
+  });
+
   it('Stripe: payment_intent.succeeded with metadata.order_id confirms; two identical deliveries in parallel have one effect', async () => {
     const created = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'stripe', secret: stripeSecret } });
     expect(created.statusCode, created.body).toBe(201);
