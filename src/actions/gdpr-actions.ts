@@ -54,7 +54,7 @@ export const exportSubjectAction: ActionDef = {
     summary: "Export a user's data (GDPR Art. 15 and 20)",
     tags: ['users'],
     description:
-      'Streams `{ "user": {…}, "records": { "<resource>": [ … ] }, "audit": [ … ], "generated_at": "…" }`: the user, every record of every resource that references users, and the audit entries about them. A soft-deleted user is still held until purged and is exported too, its `user` carrying `deleted_at`. Memory stays flat whatever the size.',
+      'Streams `{ "user": {…}, "records": { "<resource>": [ … ] }, "audit": [ … ], "generated_at": "…" }`: the user, every record of every resource that references users, and the audit entries about them. Soft-deleted data is still held until purged and is exported too: a soft-deleted user or record carries its `deleted_at`. Memory stays flat whatever the size.',
     parameters: [ref('parameters', 'id')],
     responses: {
       200: {

@@ -2,7 +2,8 @@ import type { ScopedQueries } from '../data/scoped-queries.js';
 import { notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { Row } from '../data/record-codec.js';
+import type { ApiRecord, Row } from '../data/record-codec.js';
+import type { SqlDialect } from '../db/dialect.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { userRelations } from './erase-user.js';
@@ -23,9 +24,22 @@ async function* keyset(page: (after: string) => Promise<Row[]>): AsyncGenerator<
   }
 }
 
-/** The user's records of one referencing resource, live and in the caller's reach. */
+/** The user's records of one referencing resource in the caller's reach, soft-deleted ones too (still held until purged). */
 function recordsOf(queries: ScopedQueries, resource: ResourceDef, field: string, userId: string) {
-  return keyset(async (after) => (await queries.scoped(resource).selectAll().where(field, '=', userId).where('_id', '>', after).orderBy('_id').limit(batchSize).execute()) as Row[]);
+  return keyset(
+    async (after) => (await queries.scoped(resource, { includeDeleted: true }).selectAll().where(field, '=', userId).where('_id', '>', after).orderBy('_id').limit(batchSize).execute()) as Row[],
+  );
+}
+
+/**
+ * Records as the API shows them, each soft-deleted one with its `deleted_at` (an API read
+ * has no such member: it shows no deleted record). `presented` is `rows` presented, in order.
+ */
+function asHeld(dialect: SqlDialect, rows: readonly Row[], presented: readonly ApiRecord[]): ApiRecord[] {
+  return presented.map((record, index) => {
+    const deletedAt = rows[index]?.deleted_at;
+    return deletedAt === null || deletedAt === undefined ? record : { ...record, deleted_at: dialect.fromDb('timestamp', deletedAt) };
+  });
 }
 
 /** Audit entries about the user and about every record that references the user. */
@@ -58,17 +72,16 @@ function auditOf(queries: ScopedQueries, relations: readonly { resource: Resourc
  * `{ "user", "records": { "<resource>": [...] }, "audit": [...], "generated_at" }`. Every
  * resource that references users (registry) is a key of `records`. Presented like the API
  * shows them (sensitive fields need their read capability; sealed audit values opened).
- * The user is looked up before the first byte, so an unknown id is a clean 404; a
- * soft-deleted user (until purged) is exported with `deleted_at`.
+ * The user is looked up before the first byte, so an unknown id is a clean 404. Soft-deleted
+ * data is still held until purged, so it is exported too (Art. 15), each such record with
+ * its `deleted_at`: the user and the records that reference the user.
  */
 export async function subjectExport(service: ResourceService, context: RequestContext, userId: string): Promise<AsyncGenerator<string>> {
   const { principal } = context;
   const queries = service.queries(principal);
-  // A soft-deleted user not yet purged is still held, so it is exported too (Art. 15), with its `deleted_at`.
   const row = (await queries.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId).executeTakeFirst()) as Row | undefined;
   if (!row) throw notFound(users.name);
-  const [presented] = await service.presentMany(users, principal, [row]);
-  const user = row.deleted_at === null || row.deleted_at === undefined ? presented : { ...presented, deleted_at: queries.dialect.fromDb('timestamp', row.deleted_at) };
+  const [user] = asHeld(queries.dialect, [row], await service.presentMany(users, principal, [row]));
   const relations = userRelations();
   return (async function* chunks(): AsyncGenerator<string> {
     yield `{"user":${JSON.stringify(user)},"records":{`;
@@ -78,7 +91,7 @@ export async function subjectExport(service: ResourceService, context: RequestCo
       let first = true;
       for (const { resource, field } of relations.filter((r) => r.resource.name === name)) {
         for await (const batch of recordsOf(queries, resource, field, userId)) {
-          for (const chunk of present(await service.presentMany(resource, principal, batch), first)) yield chunk;
+          for (const chunk of present(asHeld(queries.dialect, batch, await service.presentMany(resource, principal, batch)), first)) yield chunk;
           first = false;
         }
       }

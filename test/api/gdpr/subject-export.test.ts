@@ -81,6 +81,20 @@ describe.each(dialects)('subject export on %s', (dialect) => {
     expect((await h.request({ method: 'GET', url: `/v1/users/${String(user._id)}/export`, token: stranger })).statusCode).toBe(404);
   });
 
+  it('exports the soft-deleted records of the user too (still held until purged), each with its deleted_at', async () => {
+    const user = String((await post('users', { email: 'keeps@example.com', first_name: 'Kim' }))._id);
+    const product = String((await post('products', { name: 'Q', address: 'a', city: 'c', zip_code: '1', total_items: 10 }))._id);
+    const live = String((await post('bookings', { product_id: product, user_id: user, ...timeRange }))._id);
+    const gone = String((await post('bookings', { product_id: product, user_id: user, ...timeRange }))._id);
+    const etag = (await h.request({ method: 'GET', url: `/v1/bookings/${gone}`, token })).headers.etag;
+    expect((await h.request({ method: 'DELETE', url: `/v1/bookings/${gone}`, token, headers: { 'if-match': String(etag) } })).statusCode).toBe(204);
+    const doc = (await h.request({ method: 'GET', url: `/v1/users/${user}/export`, token })).json() as { records: Record<string, Json[]> };
+    const bookings = doc.records.bookings ?? [];
+    expect(bookings.map((record) => record._id).sort()).toEqual([live, gone].sort());
+    expect(bookings.find((record) => record._id === gone)).toMatchObject({ ...timeRange, user_id: user, deleted_at: expect.any(String) });
+    expect(bookings.find((record) => record._id === live)).not.toHaveProperty('deleted_at');
+  });
+
   it('needs users:export, hides sensitive fields without their capability, and answers 404 for unknown users', async () => {
     const plain = await h.bearer((await h.request({ method: 'GET', url: `/v1/users/${userA}`, token })).json().tenant_id, ['users:export']);
     const doc = (await h.request({ method: 'GET', url: `/v1/users/${userA}/export`, token: plain })).json();
