@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
-import type { DatabaseConnection, Driver, Expression, QueryCompiler, RawBuilder, SqliteDatabase, SqliteDialectConfig, SqliteStatement, SqlBool, TransactionSettings } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import type { DatabaseConnection, Driver, Expression, QueryCompiler, RawBuilder, SqliteDatabase, SqliteDialectConfig, SqliteStatement, SqlBool } from 'kysely';
 import type { FieldType } from '../registry/types.js';
 import { ChangeFeed } from './change-feed.js';
 import { notNow, registerDirectRead } from './direct-read.js';
@@ -133,8 +133,15 @@ class TrackedDriver implements Driver {
     return this.inner.releaseConnection(connection);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
+  /**
+   * `BEGIN IMMEDIATE`: the write lock at the start, waiting up to the busy timeout for
+   * another process (the CLI beside the server, a second instance) to release it. A plain
+   * (deferred) BEGIN that reads first takes the lock only at its first write, and in WAL
+   * mode SQLite then calls no busy handler: the write fails at once with "database is
+   * locked". In one process the single connection runs one transaction at a time anyway.
+   */
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
