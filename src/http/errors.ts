@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_key_in_use'
   | 'idempotency_key_reused'
+  | 'event_id_reused'
   | 'legal_hold'
   | 'capacity_exceeded'
   | 'product_unavailable'
@@ -64,6 +65,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   conflict: { status: 409, title: 'The request conflicts with the current state' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   idempotency_key_reused: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
+  event_id_reused: { status: 422, title: 'This event id was received before with a different body' },
   legal_hold: { status: 409, title: 'The record is under a legal hold' },
   capacity_exceeded: { status: 409, title: 'Not enough units of the product are free for this booking' },
   product_unavailable: { status: 409, title: 'The product takes no new bookings' },

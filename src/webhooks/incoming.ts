@@ -183,7 +183,7 @@ export class IncomingWebhooks {
         .executeTakeFirst();
       if (Number(claimed.numInsertedOrUpdatedRows ?? 0) !== 1) {
         const seen = await unit.trx.selectFrom('webhook_received').selectAll().where('webhook_id', '=', id).where('event_id', '=', event.id).executeTakeFirstOrThrow();
-        if (seen.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This event id was received before with a different body');
+        if (seen.fingerprint !== fingerprint) throw new ApiError('event_id_reused', 'The sender sent this event id before with another body; a new event needs a new id');
         if (seen.state === 'done') return { received: true, event_id: event.id, outcome: String(seen.outcome), duplicate: true };
         if (!(await this.takeOver(unit, id, event.id, seen.received_at))) throw stillProcessing();
       }

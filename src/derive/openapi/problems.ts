@@ -26,6 +26,7 @@ const codes: Readonly<Record<ErrorCode, true>> = {
   conflict: true,
   idempotency_key_in_use: true,
   idempotency_key_reused: true,
+  event_id_reused: true,
   legal_hold: true,
   capacity_exceeded: true,
   product_unavailable: true,

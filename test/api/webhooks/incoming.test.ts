@@ -52,7 +52,7 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
     expect(await h.database.db.selectFrom('audit_logs').select('_id').where('record_id', '=', orderId).where('action', '=', 'update').execute()).toHaveLength(1);
     // The same id with another body.
     const other = JSON.stringify({ type: 'orders.paid', data: { order_id: 'x' } });
-    expectProblem(await receive(hookId, other, { ...headers, 'webhook-signature': sender.sign('msg_1', at, other) }), 422, 'idempotency_key_reused');
+    expectProblem(await receive(hookId, other, { ...headers, 'webhook-signature': sender.sign('msg_1', at, other) }), 422, 'event_id_reused');
     // Bad or missing signatures, stale timestamps, unknown webhooks.
     expectProblem(await receive(hookId, body, { ...headers, 'webhook-signature': 'v1,AAAA' }), 401, 'unauthenticated');
     expectProblem(await receive(hookId, body, { 'webhook-id': 'msg_2' }), 400, 'validation_failed');

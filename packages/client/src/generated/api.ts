@@ -17,7 +17,7 @@ export interface Problem {
   detail: string;
   /** The request path. */
   instance: string;
-  code: "validation_failed" | "malformed_json" | "malformed_request" | "request_timeout" | "headers_too_large" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  code: "validation_failed" | "malformed_json" | "malformed_request" | "request_timeout" | "headers_too_large" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "event_id_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
   /** One entry per problem with the request (validation). */
   errors?: Array<{
     field: string;
