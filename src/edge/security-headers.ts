@@ -52,9 +52,12 @@ export async function installSecurityHeaders(app: FastifyInstance, config: Confi
     await app.register(cors, {
       origin: [...config.corsOrigins],
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'DPoP', 'Content-Type', 'If-Match', 'X-Tenant-Id'],
+      // Every request and response header of the OpenAPI document (test/api/edge/headers.test.ts checks).
+      allowedHeaders: ['Authorization', 'DPoP', 'Content-Type', 'If-Match', 'X-Tenant-Id', 'Idempotency-Key'],
       exposedHeaders: [
         'ETag',
+        'Idempotency-Replayed',
+        'Content-Disposition',
         'Location',
         'Link',
         'X-Total-Count',

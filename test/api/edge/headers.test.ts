@@ -61,4 +61,40 @@ describe('CORS when origins are configured', () => {
     const other = await h.request({ method: 'GET', url: '/v1/products', token, headers: { origin: 'https://evil.example' } });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('lets a browser send every request header and read every response header the API documents', async () => {
+    type Header = { in?: string; name?: string; $ref?: string };
+    const doc = (await h.request({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: Header[]; responses?: Record<string, { headers?: Record<string, unknown>; $ref?: string }> }>>;
+      components: { parameters?: Record<string, Header>; responses?: Record<string, { headers?: Record<string, unknown> }> };
+    };
+    const resolve = <T>(value: T & { $ref?: string }, section: Record<string, T> | undefined): T | undefined => (value.$ref ? section?.[value.$ref.split('/').pop() ?? ''] : value);
+    const sent = new Set<string>();
+    const read = new Set<string>();
+    for (const item of Object.values(doc.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const parameter of operation.parameters ?? []) {
+          const resolved = resolve(parameter, doc.components.parameters);
+          if (resolved?.in === 'header' && resolved.name) sent.add(resolved.name.toLowerCase());
+        }
+        for (const response of Object.values(operation.responses ?? {})) {
+          for (const name of Object.keys(resolve(response, doc.components.responses)?.headers ?? {})) read.add(name.toLowerCase());
+        }
+      }
+    }
+    expect([...sent]).toContain('idempotency-key');
+    expect([...read]).toContain('idempotency-replayed');
+    const preflight = await h.request({
+      method: 'OPTIONS',
+      url: '/v1/products',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': [...sent].join(',') },
+    });
+    const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    expect([...sent].filter((name) => !allowed.includes(name))).toEqual([]);
+    // CORS-safelisted response headers are readable without being exposed.
+    const safelisted = ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma'];
+    const res = await h.request({ method: 'GET', url: '/v1/products', token, headers: { origin: 'https://app.example' } });
+    const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
+    expect([...read].filter((name) => !safelisted.includes(name) && !exposed.includes(name))).toEqual([]);
+  });
 });
