@@ -91,7 +91,7 @@ export function dataDirHolder(dataDir: string): LockHolder | undefined {
  * the stale file just read, so two processes taking over at once cannot both win.
  */
 export function acquireDataDirLock(dataDir: string, purpose: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, lockFileName);
   const mine: LockHolder = { pid: process.pid, host: hostname(), purpose, since: new Date().toISOString() };
   const text = `${JSON.stringify(mine)}\n`;

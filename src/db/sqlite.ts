@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
@@ -195,7 +195,12 @@ export function regexBudgetExceeded(): Error {
 export function openSqlite(file: string, options: { statementTimeoutMs?: number; busyTimeoutMs?: number; now?: () => number } = {}): Database {
   const budgetMs = options.statementTimeoutMs ?? 5000;
   const clock = options.now ?? (() => performance.now());
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // The file holds personal data and the audit trail's subject keys: owner only, like the
+    // data key. SQLite gives its -wal and -shm files the database file's mode.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const raw = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');

@@ -18,7 +18,7 @@ export class DataKey {
     }
     const file = join(options.dataDir, 'data-key');
     if (!existsSync(file)) {
-      mkdirSync(options.dataDir, { recursive: true });
+      mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
       try {
         writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
       } catch (error) {
