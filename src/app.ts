@@ -170,7 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   await server.register(capabilityRoutes);
   await server.register(actionRoutes(actions, container, container.idempotency));
   await server.register(adminConsoleRoutes(deps.adminDir ?? join(packageInfo().root, 'dist', 'admin')));
-  await server.register(openApiRoutes(config, catalogue));
+  await server.register(openApiRoutes(config, catalogue, { updateConflicts: (resource) => container.resources.updateConflicts(resource) }));
   return {
     server,
     dispatcher: container.dispatcher,

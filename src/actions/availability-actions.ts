@@ -1,7 +1,7 @@
 import { productAvailabilityQuery, productAvailabilitySchema, productAvailabilityParameters, searchParameters, searchSchema, searchSerializerSchema } from '../derive/openapi/availability-schemas.js';
 import { problems } from '../derive/openapi/problems.js';
 import { schemaName } from '../derive/openapi/resource-schemas.js';
-import { ref } from '../derive/openapi/types.js';
+import { listHeaders } from '../derive/openapi/headers.js';
 import { serializerSchema } from '../derive/response-serializers.js';
 import { getResource } from '../registry/index.js';
 import { queryParsedByHandler } from './action.js';
@@ -54,7 +54,7 @@ export const searchAvailabilityAction: ActionDef = {
     responses: {
       200: {
         description: 'One page of products.',
-        headers: Object.fromEntries(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'].map((n) => [n, ref('headers', n)])),
+        headers: listHeaders(),
         content: { 'application/json': { schema: searchSchema } },
       },
       ...problems('400'),

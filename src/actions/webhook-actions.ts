@@ -1,3 +1,4 @@
+import { listHeaders } from '../derive/openapi/headers.js';
 import { problems } from '../derive/openapi/problems.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
 import { queryParameters } from '../derive/openapi/query-parameters.js';
@@ -109,6 +110,7 @@ export const webhookActions: readonly ActionDef[] = [
       responses: {
         200: {
           description: 'One page.',
+          headers: listHeaders(),
           content: {
             'application/json': {
               schema: {
@@ -175,6 +177,7 @@ export const webhookActions: readonly ActionDef[] = [
       responses: {
         200: {
           description: 'One page.',
+          headers: listHeaders(),
           content: {
             'application/json': {
               schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
@@ -198,6 +201,7 @@ export const webhookActions: readonly ActionDef[] = [
       responses: {
         200: {
           description: 'One page.',
+          headers: listHeaders(),
           content: {
             'application/json': {
               schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
@@ -216,7 +220,17 @@ export const webhookActions: readonly ActionDef[] = [
     summary: 'Attempt a delivery again now',
     description: "Audited as `retry` on the webhook, in the same transaction as the delivery's change.",
     parameters: [id, deliveryIdParameter],
-    responses: { 202: { description: 'A new attempt is queued.' }, ...problems('400', '404') },
+    responses: {
+      202: {
+        description: 'A new attempt is queued.',
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { delivery_id: { type: 'string' }, status: { type: 'string', const: 'pending' } }, required: ['delivery_id', 'status'] },
+          },
+        },
+      },
+      ...problems('400', '404'),
+    },
   }),
   declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
     operationId: 'test_webhook',

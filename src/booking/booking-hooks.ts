@@ -22,6 +22,7 @@ export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
  * instances.
  */
 export const bookingHooks: ResourceHooks = {
+  updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition'],
   async lock(hook, values) {
     if (typeof values.product_id === 'string') await lockedProduct(hook.unit, values.product_id);
   },
@@ -55,6 +56,7 @@ export const bookingHooks: ResourceHooks = {
 
 /** Lowering `total_items` must leave room for every unit bookings hold from now on. */
 export const productHooks: ResourceHooks = {
+  updateConflicts: ['capacity_exceeded'],
   async beforeUpdate(hook, merged, changes, previous) {
     if (!('total_items' in changes) || Number(merged.total_items) >= Number(previous.total_items)) return;
     await assertFutureHoldings(hook.unit, String(merged._id), Number(merged.total_items));

@@ -9,6 +9,7 @@ import type { ResourceHooks } from '../services/resource-hooks.js';
  */
 export const userHooks: ResourceHooks = {
   invalidates: 'user',
+  updateConflicts: ['invalid_transition'],
 
   async beforeUpdate(_hook, merged, changes, previous) {
     const erased = previous.erased_at !== null && previous.erased_at !== undefined;

@@ -5,13 +5,15 @@ import { resources } from '../registry/index.js';
 import { authOperations, authSchemas } from './openapi-auth-operations.js';
 import { headerComponents, parameterComponents } from '../derive/openapi/headers.js';
 import { whereParameter } from '../derive/openapi/list-parameters.js';
-import { problemResponseComponents, problemSchema } from '../derive/openapi/problems.js';
+import { problemResponseComponents, problemSchema, problems } from '../derive/openapi/problems.js';
+import type { ActionDef } from '../actions/action.js';
+import type { ErrorCode } from '../http/errors.js';
 import { resourceSchemas } from '../derive/openapi/resource-schemas.js';
 import { openApiPath, routePaths } from './openapi-route-paths.js';
 import { securitySchemes } from './openapi-security-schemes.js';
 import { serviceOperations, serviceSchemas } from '../derive/openapi/service-operations.js';
 import { operationKey } from '../derive/openapi/types.js';
-import type { OpenApiDocument } from '../derive/openapi/types.js';
+import type { OpenApiDocument, Operation } from '../derive/openapi/types.js';
 
 export type { OpenApiDocument } from '../derive/openapi/types.js';
 
@@ -40,6 +42,24 @@ const otherTags = [
   { name: 'other', description: 'Routes without a detailed description.' },
 ];
 
+/** What the document learns from the running services rather than from the declarations. */
+export interface OperationFacts {
+  /** The 409 codes an update of the resource may answer (its hooks' checks). */
+  readonly updateConflicts?: (resource: string) => readonly ErrorCode[];
+}
+
+/** An action's operation, with the 409 of an update whose resource checks can refuse it. */
+function detailed(action: ActionDef, facts: OperationFacts): Operation {
+  const codes = action.name === 'update' ? (facts.updateConflicts?.(action.resource) ?? []) : [];
+  if (codes.length === 0) return action.openapi;
+  const conflicts = `Refused with 409 (${codes.map((code) => `\`${code}\``).join(', ')}) when the change would break the resource's rules.`;
+  return {
+    ...action.openapi,
+    description: [action.openapi.description, conflicts].filter(Boolean).join(' '),
+    responses: { ...action.openapi.responses, ...problems('409') },
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the service, derived from the registry and the routes the
  * application registered (a pure function: the same inputs give the same document).
@@ -47,8 +67,8 @@ const otherTags = [
  * operations and sub-operations) or from the service catalogue; access (`security`,
  * `x-capability`) and deprecation come from each route's own config.
  */
-export function buildOpenApi(config: Config, routes: readonly RouteInfo[]): OpenApiDocument {
-  const declared = actions.map((action) => [operationKey(action.method, openApiPath(action.path)), action.openapi] as const);
+export function buildOpenApi(config: Config, routes: readonly RouteInfo[], facts: OperationFacts = {}): OpenApiDocument {
+  const declared = actions.map((action) => [operationKey(action.method, openApiPath(action.path)), detailed(action, facts)] as const);
   const known = new Map([...declared, ...authOperations(), ...serviceOperations()]);
   return {
     openapi: '3.1.0',

@@ -3,6 +3,7 @@ import type { Db, SqlDialect } from '../db/dialect.js';
 import type { NewRecord, UnitOfWork } from '../data/unit-of-work.js';
 import type { ResourceDef } from '../registry/types.js';
 import type { ApiRecord } from '../data/record-codec.js';
+import type { ErrorCode } from '../http/errors.js';
 
 /** What a hook may use: the write's unit of work (scoped queries, actor, time) and the resource. */
 export interface HookContext {
@@ -37,6 +38,11 @@ export interface ResourceHooks {
   afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void | Readonly<Record<string, unknown>>>;
   /** Extra checks on a merged update (cross-field rules, state transitions from `previous`). */
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>, previous: ApiRecord): Promise<void>;
+  /**
+   * The 409 problem codes {@link beforeUpdate} may answer: the OpenAPI document declares the
+   * 409 on the resource's PATCH from this list (test/api/openapi/responses-conform.test.ts).
+   */
+  readonly updateConflicts?: readonly ErrorCode[];
   /** Adds computed fields to records about to be returned. */
   expand?(db: Db, dialect: SqlDialect, records: ApiRecord[]): Promise<void>;
   /** A cache that holds records of this resource: every write to one invalidates it (all instances). */

@@ -4,6 +4,7 @@ import { staleEtag } from '../data/stale-etag.js';
 import { newId, runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
+import type { ErrorCode } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
 import { hideFields, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../core/principal.js';
@@ -41,6 +42,11 @@ export class ResourceService {
     /** List totals; every committed write below voids the resource's cached totals. */
     private readonly counts?: CountCache,
   ) {}
+
+  /** The 409 codes an update of the resource may answer, as its hooks declare (the OpenAPI document prints them). */
+  updateConflicts(resource: string): readonly ErrorCode[] {
+    return this.hooks[resource]?.updateConflicts ?? [];
+  }
 
   /** Scoped queries for a principal outside any transaction (reads). */
   queries(principal: Principal): ScopedQueries {

@@ -1,4 +1,6 @@
 import type { FieldDef, ResourceDef } from '../../registry/types.js';
+import { erasureAction } from '../../registry/erasure-rule.js';
+import { redactedValue } from '../erasure.js';
 import { readFieldCapability, writeFieldCapability } from '../field-access.js';
 import { ref } from './types.js';
 import type { Schema } from './types.js';
@@ -75,6 +77,19 @@ const computedShapes: Readonly<Record<string, Schema>> = {
   'api-clients.keys': { type: 'array', items: ref('schemas', 'ClientKey') },
 };
 
+/** Keywords that a redacted value (`[erased]`) would fail. */
+const valueChecks: readonly string[] = ['format', 'pattern', 'enum', 'const', 'minLength'];
+
+/**
+ * A field as records read: erasure redacts some fields to a fixed marker whatever their
+ * format (an erased user's `email` reads `[erased]`), so a record admits the marker beside
+ * the checked value. Bodies keep the checks, which the service enforces on writes.
+ */
+function readable(def: FieldDef, schema: Schema): Schema {
+  if (erasureAction(def) !== 'redact' || !valueChecks.some((keyword) => keyword in schema)) return schema;
+  return { type: schema.type, anyOf: [schema, { const: redactedValue, description: 'The value after erasure.' }] };
+}
+
 /** Where a field schema is used: bodies carry write hints, records read hints. */
 export type Usage = 'record' | 'create' | 'update';
 
@@ -86,8 +101,9 @@ export type Usage = 'record' | 'create' | 'update';
 export function fieldSchema(resource: ResourceDef, name: string, def: FieldDef, usage: Usage, nullAllowed: boolean): Schema {
   const value = computedShapes[`${resource.name}.${name}`] ?? valueSchema(def);
   const note = def.format ? formats[def.format].description : undefined;
+  const stored = nullAllowed ? nullable(value) : value;
   const schema: Schema = {
-    ...(nullAllowed ? nullable(value) : value),
+    ...(usage === 'record' ? readable(def, stored) : stored),
     description: note ? `${def.description} ${String(note)}` : def.description,
     'x-gdpr': def.gdpr,
   };

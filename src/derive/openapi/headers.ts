@@ -1,4 +1,5 @@
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../../query/limits.js';
+import { ref } from './types.js';
 import type { OpenApiObject } from './types.js';
 
 function header(description: string, schema: OpenApiObject = { type: 'string' }): OpenApiObject {
@@ -27,6 +28,11 @@ export const headerComponents: Record<string, OpenApiObject> = {
   Sunset: header('RFC 8594: HTTP-date after which the operation may be removed.'),
   'Idempotency-Replayed': header('`true` when the answer is the stored answer of an earlier request with the same `Idempotency-Key`.', { type: 'string', enum: ['true'] }),
 };
+
+/** The paging headers every list answer carries (`src/http/pagination.ts`), as a 200 response's `headers`. */
+export function listHeaders(): OpenApiObject {
+  return Object.fromEntries(['X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'].map((name) => [name, ref('headers', name)]));
+}
 
 /** `components.parameters`: parameters shared by operations. */
 export const parameterComponents: Record<string, OpenApiObject> = {

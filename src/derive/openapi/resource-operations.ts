@@ -1,4 +1,5 @@
 import type { Operation as ResourceOperation, ResourceDef } from '../../registry/types.js';
+import { listHeaders } from './headers.js';
 import { exportParameters, listParameters } from './list-parameters.js';
 import { problems } from './problems.js';
 import { schemaName } from './resource-schemas.js';
@@ -42,7 +43,7 @@ function operationsOf(resource: ResourceDef, ops: readonly ResourceOperation[] =
         description: `Filter, sort, select fields and page through ${resource.name}. ${slashNote(collection)}`,
         parameters: listParameters(resource),
         responses: {
-          200: { description: 'One page of records.', headers: headers('X-Total-Count', 'X-Page', 'X-Per-Page', 'X-Total-Pages', 'Link'), content: json(ref('schemas', schemaName(resource, 'List'))) },
+          200: { description: 'One page of records.', headers: listHeaders(), content: json(ref('schemas', schemaName(resource, 'List'))) },
           ...problems('400'),
         },
       },

@@ -42,6 +42,20 @@ export const serviceSchemas: Record<string, Schema> = {
     properties: { keys: { type: 'array', items: { type: 'object', properties: { kid: { type: 'string' }, kty: { type: 'string' }, alg: { type: 'string' } }, required: ['kty'] } } },
     required: ['keys'],
   },
+  SecurityQuestionnaire: {
+    type: 'array',
+    description: "Pre-filled answers of a vendor security questionnaire, drawn from the running deployment's posture.",
+    items: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        question: { type: 'string' },
+        answer: { type: 'string' },
+        evidence: { type: 'string', description: 'Where a reviewer can verify the answer: posture members and documentation.' },
+      },
+      required: ['id', 'question', 'answer', 'evidence'],
+    },
+  },
   AuthorizationServerMetadata: {
     type: 'object',
     description: 'RFC 8414 metadata of the issuer `{PUBLIC_URL}/v1`.',
@@ -102,7 +116,7 @@ export function serviceOperations(): [string, Operation][] {
       'application/vnd.cyclonedx+json': { schema: { type: 'object' } },
       'application/json': { schema: { type: 'object' } },
     }),
-    get('/v1/security/questionnaire', 'security_questionnaire', 'Pre-filled security questionnaire', 'security', { 'application/json': { schema: { type: 'object' } } }),
+    get('/v1/security/questionnaire', 'security_questionnaire', 'Pre-filled security questionnaire', 'security', jsonOf('SecurityQuestionnaire')),
     get('/status', 'status_page', 'Public status page', 'operations', { 'text/html': { schema: { type: 'string' } } }),
     get('/admin', 'admin_console', 'Administration console (single-page app; sign-in by e-mail one-time password and TOTP)', 'operations', { 'text/html': { schema: { type: 'string' } } }),
     get(

@@ -1277,6 +1277,15 @@ export interface Jwks {
   }>;
 }
 
+/** Pre-filled answers of a vendor security questionnaire, drawn from the running deployment's posture. */
+export type SecurityQuestionnaire = Array<{
+  id: string;
+  question: string;
+  answer: string;
+  /** Where a reviewer can verify the answer: posture members and documentation. */
+  evidence: string;
+}>;
+
 /** RFC 8414 metadata of the issuer `{PUBLIC_URL}/v1`. */
 export interface AuthorizationServerMetadata {
   issuer: string;
