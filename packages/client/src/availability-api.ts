@@ -1,13 +1,13 @@
 import type { ProductsTypes } from './generated/api.js';
-import { listQuery, pagedList } from './resource-api.js';
+import { listQuery, pagedList, tenant } from './resource-api.js';
 import type { ListItem, ListIterator, ListOptions } from './resource-api.js';
-import type { Transport } from './transport.js';
+import type { CallOptions, Transport } from './transport.js';
 
 /** One end of a range: a date `YYYY-MM-DD` (midnight in each product's time zone), an ISO 8601 timestamp, or a `Date`. */
 export type RangeBound = string | Date;
 
 /** Options of `client.products.availability`. */
-export interface ProductAvailabilityOptions {
+export interface ProductAvailabilityOptions extends CallOptions {
   readonly from: RangeBound;
   /** Exclusive. */
   readonly to: RangeBound;
@@ -73,7 +73,7 @@ export function availabilityApi(transport: Transport): { readonly availability: 
     async productAvailability(id, options) {
       if (id === '') throw new TypeError('id must not be empty');
       const query = new URLSearchParams({ from: bound(options.from), to: bound(options.to), granularity: options.granularity ?? 'day' });
-      const { body } = await transport.request<ProductAvailability>({ method: 'GET', path: `/products/${encodeURIComponent(id)}/availability`, query });
+      const { body } = await transport.request<ProductAvailability>({ method: 'GET', path: `/products/${encodeURIComponent(id)}/availability`, query, ...tenant(options) });
       return body;
     },
   };

@@ -27,6 +27,12 @@ export interface ClientOptions {
   readonly privateKey: string | CryptoKey;
   /** Key id registered with the key; default the key's RFC 7638 thumbprint (the service's default). */
   readonly kid?: string;
+  /**
+   * Tenant node every call acts in (`X-Tenant-Id`), for a system-level client; a call's own
+   * `tenantId` overrides it. Without it a system-level client acts at the system node, where
+   * creating a tenant-owned record is a 400.
+   */
+  readonly tenantId?: string;
   /** Capabilities to request, space-separated; default all the client holds. */
   readonly scope?: string;
   /** Bind tokens to a DPoP key (RFC 9449): `true` generates one, or pass your key pair. */
@@ -88,7 +94,15 @@ export function createClient(options: ClientOptions): Client {
     ...(options.scope === undefined ? {} : { scope: options.scope }),
     ...(dpop ? { dpop } : {}),
   });
-  const transport = new Transport({ apiBase: `${origin}/v1`, fetch: fetchImpl, tokens, retry, userAgent: options.userAgent ?? 'booking-service-client/0.1', ...(dpop ? { dpop } : {}) });
+  const transport = new Transport({
+    apiBase: `${origin}/v1`,
+    fetch: fetchImpl,
+    tokens,
+    retry,
+    userAgent: options.userAgent ?? 'booking-service-client/0.1',
+    ...(dpop ? { dpop } : {}),
+    ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
+  });
   // Each resource exposes only the methods its operations allow, as its type says.
   const resources = Object.fromEntries(
     resourceCatalogue.map(({ property, path, methods }) => {

@@ -13,10 +13,10 @@ export { REFRESH_MARGIN_MS } from './token-provider.js';
 export type { DpopKeyPair } from './dpop-signer.js';
 export type { Clock, Sleep } from './clock.js';
 export type { RetryOptions } from './retry-policy.js';
-export type { ApiRequest, ApiResponse } from './transport.js';
+export type { ApiQuery, ApiRequest, ApiResponse, CallOptions, CreateOptions, QueryValue } from './transport.js';
 export { ResourceClient } from './resource-api.js';
 export type { AvailabilityApi, AvailabilitySearchOptions, AvailabilitySlot, AvailableProduct, ProductAvailability, ProductAvailabilityOptions, RangeBound } from './availability-api.js';
-export type { ListItem, ListIterator, ListOptions, Page, ResourceApi, ResourceTypes, UpdateWithRetryOptions, Versioned } from './resource-api.js';
+export type { Created, ListItem, ListIterator, ListOptions, Page, ResourceApi, ResourceTypes, UpdateWithRetryOptions, Versioned, WriteOptions } from './resource-api.js';
 export type { FieldCondition, Where } from './where.js';
 export {
   AuthenticationError,

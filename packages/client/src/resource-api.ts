@@ -1,5 +1,5 @@
 import { PreconditionFailedError } from './errors.js';
-import type { Transport } from './transport.js';
+import type { CallOptions, CreateOptions, Transport } from './transport.js';
 import type { Where } from './where.js';
 
 /** What the generated types say about one resource. */
@@ -18,8 +18,18 @@ export interface Versioned<R> {
   readonly etag: string;
 }
 
+/** A created record: `replayed` when the service answered a repeated `idempotencyKey` with the stored answer. */
+export interface Created<R> extends Versioned<R> {
+  readonly replayed: boolean;
+}
+
+/** The ETag an update or delete must match, and the call's options. */
+export interface WriteOptions extends CallOptions {
+  readonly etag: string;
+}
+
 /** Options of {@link ResourceClient.list}. */
-export interface ListOptions<T extends ResourceTypes, F extends T['field']> {
+export interface ListOptions<T extends ResourceTypes, F extends T['field']> extends CallOptions {
   readonly where?: Where<T['filter']>;
   /** Sort keys, `-` prefix for descending; default `-created_at`. */
   readonly sort?: readonly T['sortKey'][];
@@ -68,14 +78,14 @@ export function listQuery(options: Pick<ListOptions<ResourceTypes, string>, 'whe
  * Every item of a paged collection at `path` (`{ items, total, page, per_page }`), requesting
  * pages of `perPage` (default 100) from `page` (default 1) as the iteration needs them.
  */
-export function pagedList<Item>(transport: Transport, path: string, query: URLSearchParams, options: { readonly perPage?: number; readonly page?: number }): ListIterator<Item> {
+export function pagedList<Item>(transport: Transport, path: string, query: URLSearchParams, options: CallOptions & { readonly perPage?: number; readonly page?: number }): ListIterator<Item> {
   const perPage = options.perPage ?? 100;
   async function* pages(): AsyncGenerator<Page<Item>> {
     for (let page = options.page ?? 1; ; page++) {
       const pageQuery = new URLSearchParams(query);
       pageQuery.set('page', String(page));
       pageQuery.set('per_page', String(perPage));
-      const { body } = await transport.request<{ items: Item[]; total: number; page: number; per_page: number }>({ method: 'GET', path, query: pageQuery });
+      const { body } = await transport.request<{ items: Item[]; total: number; page: number; per_page: number }>({ method: 'GET', path, query: pageQuery, ...tenant(options) });
       yield { items: body.items, total: body.total, page: body.page, perPage: body.per_page };
       if (body.items.length === 0 || page * body.per_page >= body.total) return;
     }
@@ -94,8 +104,13 @@ export function pagedList<Item>(transport: Transport, path: string, query: URLSe
   };
 }
 
+/** Only the `tenantId` of `options` (so no other option turns into a request field). */
+export function tenant(options: CallOptions): CallOptions {
+  return options.tenantId === undefined ? {} : { tenantId: options.tenantId };
+}
+
 /** Options of {@link ResourceClient.updateWithRetry}. */
-export interface UpdateWithRetryOptions {
+export interface UpdateWithRetryOptions extends CallOptions {
   /** Reads and writes before giving up on a record that keeps changing (default 5). */
   readonly maxAttempts?: number;
 }
@@ -125,23 +140,30 @@ export class ResourceClient<T extends ResourceTypes> {
   }
 
   /** Reads one record and its ETag. */
-  async get(id: string): Promise<Versioned<T['record']>> {
-    return this.#versioned(await this.#transport.request({ method: 'GET', path: this.#item(id) }));
+  async get(id: string, options: CallOptions = {}): Promise<Versioned<T['record']>> {
+    return this.#versioned(await this.#transport.request({ method: 'GET', path: this.#item(id), ...tenant(options) }));
   }
 
-  /** Creates a record (201); returns it with its ETag. */
-  async create(body: T['create']): Promise<Versioned<T['record']>> {
-    return this.#versioned(await this.#transport.request({ method: 'POST', path: this.#path, body }));
+  /** Creates a record (201); returns it with its ETag. With `idempotencyKey`, a repeat is answered with the first record. */
+  async create(body: T['create'], options: CreateOptions = {}): Promise<Created<T['record']>> {
+    const response = await this.#transport.request({
+      method: 'POST',
+      path: this.#path,
+      body,
+      ...tenant(options),
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+    });
+    return { ...this.#versioned(response), replayed: response.headers.get('idempotency-replayed') === 'true' };
   }
 
   /** Changes the fields in `changes`, if the record still has `etag` (else `PreconditionFailedError`). */
-  async update(id: string, changes: T['update'], options: { readonly etag: string }): Promise<Versioned<T['record']>> {
-    return this.#versioned(await this.#transport.request({ method: 'PATCH', path: this.#item(id), body: changes, headers: { 'if-match': options.etag } }));
+  async update(id: string, changes: T['update'], options: WriteOptions): Promise<Versioned<T['record']>> {
+    return this.#versioned(await this.#transport.request({ method: 'PATCH', path: this.#item(id), body: changes, headers: { 'if-match': options.etag }, ...tenant(options) }));
   }
 
   /** Deletes a record, if it still has `etag`. */
-  async delete(id: string, options: { readonly etag: string }): Promise<void> {
-    await this.#transport.request({ method: 'DELETE', path: this.#item(id), headers: { 'if-match': options.etag } });
+  async delete(id: string, options: WriteOptions): Promise<void> {
+    await this.#transport.request({ method: 'DELETE', path: this.#item(id), headers: { 'if-match': options.etag }, ...tenant(options) });
   }
 
   /** Read, compute changes, write with the ETag; on 412 read again and recompute. */
@@ -152,11 +174,11 @@ export class ResourceClient<T extends ResourceTypes> {
   ): Promise<Versioned<T['record']>> {
     const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
     for (let attempt = 1; ; attempt++) {
-      const current = await this.get(id);
+      const current = await this.get(id, tenant(options));
       const changes = await mutate(current.record);
       if (changes === undefined || Object.keys(changes).length === 0) return current;
       try {
-        return await this.update(id, changes, { etag: current.etag });
+        return await this.update(id, changes, { etag: current.etag, ...tenant(options) });
       } catch (error) {
         if (!(error instanceof PreconditionFailedError) || attempt >= maxAttempts) throw error;
       }

@@ -11,12 +11,37 @@ export interface ApiResponse<T> {
   readonly body: T;
 }
 
+/** One query-parameter value; numbers and booleans are sent as their text. */
+export type QueryValue = string | number | boolean;
+
+/** A query: `URLSearchParams`, or a plain object whose arrays repeat the parameter (`{ a: ['1', '2'] }` → `a=1&a=2`). */
+export type ApiQuery = URLSearchParams | Readonly<Record<string, QueryValue | readonly QueryValue[] | undefined>>;
+
+/** Per-call options of the resource methods that write or read one tenant's records. */
+export interface CallOptions {
+  /**
+   * Tenant node to act in (`X-Tenant-Id`), for system-level clients; overrides the client's
+   * `tenantId`. Other clients act in their own node and get 403 `tenant_forbidden`.
+   */
+  readonly tenantId?: string;
+}
+
+/** Options of a `create` (POST). */
+export interface CreateOptions extends CallOptions {
+  /**
+   * `Idempotency-Key`: the service applies the first request with this key once and answers a
+   * repeat with the same body with the stored answer (`replayed: true`), so a POST whose
+   * connection failed is retried safely (the client then retries it like a GET).
+   */
+  readonly idempotencyKey?: string;
+}
+
 /** One API call. */
-export interface ApiRequest {
+export interface ApiRequest extends CreateOptions {
   readonly method: string;
   /** Path below the API base, e.g. `/products/…`. */
   readonly path: string;
-  readonly query?: URLSearchParams;
+  readonly query?: ApiQuery;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -28,6 +53,39 @@ export interface TransportOptions {
   readonly dpop?: DpopSigner;
   readonly retry: RetryPolicy;
   readonly userAgent: string;
+  /** Default `X-Tenant-Id` of every call. */
+  readonly tenantId?: string;
+}
+
+function isQueryValue(value: unknown): value is QueryValue {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** The query string of `query` (without `?`); a value that is not a query is a `TypeError`, not `?[object Object]`. */
+export function queryString(query: unknown): string {
+  if (query === undefined) return '';
+  if (query instanceof URLSearchParams) return query.toString();
+  const proto: unknown = query !== null && typeof query === 'object' ? Object.getPrototypeOf(query) : undefined;
+  if (proto !== Object.prototype && proto !== null) throw new TypeError('query must be a URLSearchParams or a plain object of strings (or arrays of strings)');
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+    const values: readonly unknown[] = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    for (const one of values) {
+      if (!isQueryValue(one)) throw new TypeError(`query parameter "${name}" must be a string, number or boolean, or an array of them`);
+      params.append(name, String(one));
+    }
+  }
+  return params.toString();
+}
+
+/** The request's headers, names in lower case: defaults, then `headers`, then the named options. */
+function callHeaders(request: ApiRequest, options: TransportOptions): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
+  if (options.tenantId !== undefined) headers['x-tenant-id'] = options.tenantId;
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (request.tenantId !== undefined) headers['x-tenant-id'] = request.tenantId;
+  if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+  return headers;
 }
 
 /** `error="…"` of a `WWW-Authenticate` challenge. */
@@ -49,17 +107,18 @@ export class Transport {
 
   async request<T>(request: ApiRequest): Promise<ApiResponse<T>> {
     const { apiBase, tokens, dpop, retry } = this.#options;
-    const query = request.query?.toString();
+    const query = queryString(request.query);
     const url = `${apiBase}${request.path}${query ? `?${query}` : ''}`;
     const method = request.method.toUpperCase();
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const requestHeaders = callHeaders(request, this.#options);
     let token: AccessToken | undefined;
     let nonceRetried = false;
     let tokenRetried = false;
     const response = await retry.send(
       async () => {
         token = await tokens.get();
-        const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#options.userAgent, ...request.headers, authorization: `${token.type} ${token.value}` };
+        const headers: Record<string, string> = { ...requestHeaders, authorization: `${token.type} ${token.value}` };
         if (body !== undefined) headers['content-type'] = 'application/json';
         if (token.type === 'DPoP') {
           if (!dpop) throw new TypeError('the token is DPoP-bound but the client has no DPoP key');
@@ -68,7 +127,8 @@ export class Transport {
         return fetchOrFail(this.#options.fetch, url, { method, headers, ...(body === undefined ? {} : { body }) });
       },
       {
-        idempotent: isIdempotent(method),
+        // A POST with an Idempotency-Key may be repeated: the service applies it at most once.
+        idempotent: isIdempotent(method) || requestHeaders['idempotency-key'] !== undefined,
         what: `${method} ${url}`,
         challenge: (res) => {
           dpop?.rememberNonce(res.headers.get('dpop-nonce'));
