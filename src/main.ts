@@ -84,7 +84,12 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.server.listen({ port: config.port, host: config.host });
+  await app.server.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    // A well-formed HOST that does not resolve, or is no address of this machine.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') throw new Error(`HOST ${JSON.stringify(config.host)}: cannot listen on it (${code})`);
+    throw error;
+  });
   log.info({ publicUrl: config.publicUrl, tokenEndpoint: config.tokenEndpoint }, 'service listening');
 }
 

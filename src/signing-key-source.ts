@@ -14,6 +14,12 @@ export function openSigningKeys(
   signer?: Es512Signer,
 ): Promise<SigningKeyStore> {
   const options = { retentionSeconds: 2 * config.accessTokenTtlSeconds, publishDelaySeconds: config.signingKeyPublishDelaySeconds, ...(signer ? { signer } : {}) };
-  if (config.signingKeysFile) return SigningKeyStore.open({ jwks: readFileSync(config.signingKeysFile, 'utf8'), ...options }, now);
+  const path = config.signingKeysFile;
+  if (path) {
+    // The operator's file: a bad one must say which setting to fix.
+    return SigningKeyStore.open({ jwks: readFileSync(path, 'utf8'), ...options }, now).catch((error: unknown) => {
+      throw new Error(`SIGNING_KEYS_FILE ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
   return SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json'), ...options }, now);
 }

@@ -14,6 +14,18 @@ export interface Config extends Omit<Values, 'publicUrl'> {
   readonly tokenEndpoint: string;
 }
 
+const readErrors: Readonly<Record<string, string>> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'is a directory', ENOTDIR: 'a parent is not a directory' };
+
+/** Reads `path` for the setting `name`; a failure names both (never the content). */
+function readFor(name: string, path: string, readFile: (path: string) => string): string {
+  try {
+    return readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    throw new Error(`${name}: cannot read ${JSON.stringify(path)}: ${readErrors[code] ?? (code || (error as Error).message)}`);
+  }
+}
+
 /**
  * Reads `*_FILE` indirection for our own settings: `NAME_FILE=/path` supplies NAME from a
  * file (secrets such as `DATABASE_URL` or `REDIS_URL` with passwords).
@@ -25,25 +37,30 @@ function withFileSecrets(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     const value = env[key];
     if (value === undefined || target.endsWith('_FILE')) continue;
     if (env[target] !== undefined) throw new Error(`set ${target} or ${key}, not both`);
-    out[target] = readFile(value).trim();
+    out[target] = readFor(key, value, readFile).trim();
   }
   return out;
 }
 
 /**
  * Validates the environment once; a bad value fails the boot with a message naming the
- * variable. `overrides` lets tests and the CLI set values without touching `process.env`.
+ * variable. `readFile` gives access to files: `NAME_FILE` secrets, and the check that every
+ * path setting (`TLS_CERT_FILE`…) names a readable file. Without it (tests, scripts) secrets
+ * from files are refused and paths are taken as given.
  */
-export function loadConfig(
-  env: NodeJS.ProcessEnv,
-  readFile: (path: string) => string = () => {
-    throw new Error('file secrets are not available here');
-  },
-): Config {
-  const source = withFileSecrets(env, readFile);
+export function loadConfig(env: NodeJS.ProcessEnv, readFile?: (path: string) => string): Config {
+  const source = withFileSecrets(
+    env,
+    readFile ??
+      (() => {
+        throw new Error('file secrets are not available here');
+      }),
+  );
   const values = {} as Record<string, unknown>;
   for (const [key, entry] of Object.entries(settings)) {
-    values[key] = entry.parse(source[entry.env], source);
+    const value = entry.parse(source[entry.env], source);
+    if (entry.readsFile && typeof value === 'string' && readFile) readFor(entry.env, value, readFile);
+    values[key] = value;
   }
   const port = values.port as number;
   const publicUrl = ((values.publicUrl as string | undefined) ?? `http://localhost:${port}`).replace(/\/+$/, '');

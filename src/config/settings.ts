@@ -4,6 +4,7 @@
  */
 import { allowHttpIssuers, oauthProviders, oauthRedirectUris } from './oauth-parsers.js';
 import { cidrList, optionalSecret, optionalTimestamp, optionalUri, uriList } from './security-parsers.js';
+import { listenHost, mailbox, optionalServiceUrl, originList } from './service-parsers.js';
 
 export interface Setting<T> {
   readonly env: string;
@@ -11,10 +12,17 @@ export interface Setting<T> {
   /** Shown in docs; `undefined` means "unset". */
   readonly defaultText: string | undefined;
   parse(raw: string | undefined, env: NodeJS.ProcessEnv): T;
+  /** The value is a path the service reads: `loadConfig` checks it is readable, before anything opens. */
+  readonly readsFile?: true;
 }
 
 function setting<T>(env: string, defaultText: string | undefined, description: string, parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => T): Setting<T> {
   return { env, defaultText, description, parse };
+}
+
+/** An optional path to a file the service reads (`loadConfig` checks that it can). */
+function fileSetting<T>(env: string, description: string, parse: (raw: string | undefined, env: NodeJS.ProcessEnv) => T): Setting<T> {
+  return { env, defaultText: undefined, description, parse, readsFile: true };
 }
 
 function integer(name: string, fallback: number, min: number, max: number) {
@@ -35,13 +43,6 @@ function optionalText(raw: string | undefined): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
-function list(raw: string | undefined): readonly string[] {
-  return (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 function boolean(name: string, fallback: boolean) {
   return (raw: string | undefined): boolean => {
     if (raw === undefined || raw === '') return fallback;
@@ -53,7 +54,7 @@ function boolean(name: string, fallback: boolean) {
 
 export const settings = {
   port: setting('PORT', '3000', 'TCP port to listen on.', integer('PORT', 3000, 0, 65535)),
-  host: setting('HOST', '0.0.0.0', 'Interface to bind.', (raw) => optionalText(raw) ?? '0.0.0.0'),
+  host: setting('HOST', '0.0.0.0', 'Interface to bind: an IP address or a host name.', listenHost('HOST', '0.0.0.0')),
   publicUrl: setting(
     'PUBLIC_URL',
     'http://localhost:$PORT',
@@ -85,7 +86,7 @@ export const settings = {
   accessTokenTtlSeconds: setting('ACCESS_TOKEN_TTL_SECONDS', '900', 'Access token lifetime (`expires_in`).', integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400)),
   clockSkewSeconds: setting('CLOCK_SKEW_SECONDS', '60', 'Tolerated clock difference for assertion and proof times.', integer('CLOCK_SKEW_SECONDS', 60, 0, 300)),
   keyOverlapDays: setting('KEY_OVERLAP_DAYS', '30', 'Default days a client key stays valid after a new key is added.', integer('KEY_OVERLAP_DAYS', 30, 0, 365)),
-  signingKeysFile: setting('SIGNING_KEYS_FILE', undefined, 'Private JWKS (ES512) to sign access tokens with; unset generates and stores one in `DATA_DIR`.', optionalText),
+  signingKeysFile: fileSetting('SIGNING_KEYS_FILE', 'Private JWKS (ES512) to sign access tokens with; unset generates and stores one in `DATA_DIR`.', optionalText),
   signingKeyPublishDelaySeconds: setting(
     'SIGNING_KEY_PUBLISH_DELAY_SECONDS',
     '360',
@@ -102,7 +103,7 @@ export const settings = {
       return value;
     },
   ),
-  trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs of proxies whose `X-Forwarded-For` is believed; unset believes none.', list),
+  trustProxy: setting('TRUST_PROXY', undefined, 'Comma-separated CIDRs (or addresses) of proxies whose `X-Forwarded-For` is believed; unset believes none.', cidrList('TRUST_PROXY', [])),
   dpopNonces: setting('DPOP_NONCE', 'false', 'Require server-issued DPoP nonces (`DPoP-Nonce`, `use_dpop_nonce`).', boolean('DPOP_NONCE', false)),
   dpopNonceSecret: setting(
     'DPOP_NONCE_SECRET',
@@ -114,7 +115,12 @@ export const settings = {
       return value;
     },
   ),
-  redisUrl: setting('REDIS_URL', undefined, 'Redis for rate-limit counters shared by every instance (replay protection, jti and DPoP proofs, lives in the database).', optionalText),
+  redisUrl: setting(
+    'REDIS_URL',
+    undefined,
+    'Redis (`redis://…` or `rediss://…`) for rate-limit counters shared by every instance (replay protection, jti and DPoP proofs, lives in the database).',
+    optionalServiceUrl('REDIS_URL', ['redis:', 'rediss:']),
+  ),
   auditRetentionDays: setting('AUDIT_RETENTION_DAYS', '90', 'Days audit entries are kept (every category without its own setting).', integer('AUDIT_RETENTION_DAYS', 90, 1, 36_500)),
   auditRetentionDataDays: setting(
     'AUDIT_RETENTION_DATA_DAYS',
@@ -152,9 +158,22 @@ export const settings = {
     'How often the retention job runs; 0 disables it (use `cli audit purge`).',
     integer('AUDIT_PURGE_INTERVAL_MINUTES', 60, 0, 10_080),
   ),
-  tlsCertFile: setting('TLS_CERT_FILE', undefined, 'PEM certificate chain; with `TLS_KEY_FILE` the service serves HTTPS itself (TLS 1.2 minimum).', optionalText),
-  tlsKeyFile: setting('TLS_KEY_FILE', undefined, 'PEM private key for `TLS_CERT_FILE`.', optionalText),
-  corsOrigins: setting('CORS_ORIGINS', undefined, 'Comma-separated origins allowed by CORS; unset disables CORS (machine-to-machine API).', list),
+  tlsCertFile: fileSetting('TLS_CERT_FILE', 'PEM certificate chain; with `TLS_KEY_FILE` the service serves HTTPS itself (TLS 1.2 minimum).', (raw, env) => {
+    const value = optionalText(raw);
+    if (value !== undefined && !optionalText(env.TLS_KEY_FILE)) throw new Error('TLS_CERT_FILE is set without TLS_KEY_FILE: set both, or neither');
+    return value;
+  }),
+  tlsKeyFile: fileSetting('TLS_KEY_FILE', 'PEM private key for `TLS_CERT_FILE`.', (raw, env) => {
+    const value = optionalText(raw);
+    if (value !== undefined && !optionalText(env.TLS_CERT_FILE)) throw new Error('TLS_KEY_FILE is set without TLS_CERT_FILE: set both, or neither');
+    return value;
+  }),
+  corsOrigins: setting(
+    'CORS_ORIGINS',
+    undefined,
+    'Comma-separated origins allowed by CORS, each `http(s)://host[:port]` exactly as browsers send it (no path, no trailing slash); unset disables CORS (machine-to-machine API).',
+    originList('CORS_ORIGINS'),
+  ),
   rateLimitEnabled: setting('RATE_LIMIT_ENABLED', 'true', 'Turns every rate limit off when false (load tests only).', boolean('RATE_LIMIT_ENABLED', true)),
   rateLimitWindowSeconds: setting('RATE_LIMIT_WINDOW_SECONDS', '60', 'Length of one rate-limit window.', integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400)),
   rateLimitToken: setting('RATE_LIMIT_TOKEN', '30', 'Token requests per window per source IP (stops assertion brute force).', integer('RATE_LIMIT_TOKEN', 30, 1, 1_000_000)),
@@ -217,10 +236,20 @@ export const settings = {
     'SMTP_URL',
     undefined,
     'SMTP server for one-time passwords by e-mail (`smtp://user:pass@host:587`, `smtps://…`); unset writes each e-mail as an `.eml` file under `DATA_DIR/outbox` (with a warning at start-up).',
-    optionalText,
+    optionalServiceUrl('SMTP_URL', ['smtp:', 'smtps:']),
   ),
-  smtpFrom: setting('SMTP_FROM', 'Booking service <no-reply@localhost>', 'Sender of sign-in e-mails.', (raw) => optionalText(raw) ?? 'Booking service <no-reply@localhost>'),
-  smsWebhookUrl: setting('SMS_WEBHOOK_URL', undefined, 'Where one-time passwords by SMS are posted as JSON `{ "to", "body" }` (your SMS gateway adapter); unset refuses SMS sign-in.', optionalText),
+  smtpFrom: setting(
+    'SMTP_FROM',
+    'Booking service <no-reply@localhost>',
+    'Sender of sign-in e-mails: `address` or `Name <address>` (not empty).',
+    mailbox('SMTP_FROM', 'Booking service <no-reply@localhost>'),
+  ),
+  smsWebhookUrl: setting(
+    'SMS_WEBHOOK_URL',
+    undefined,
+    'Where one-time passwords by SMS are posted as JSON `{ "to", "body" }` (an http(s) URL of your SMS gateway adapter); unset refuses SMS sign-in.',
+    optionalServiceUrl('SMS_WEBHOOK_URL', ['http:', 'https:']),
+  ),
   otpDailySmsLimit: setting(
     'OTP_DAILY_SMS_LIMIT',
     '10000',

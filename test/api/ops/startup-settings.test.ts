@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,31 @@ describe('a bad network setting stops the real server at start-up', () => {
       expect(stderr).not.toMatch(/\bat .*:\d+:\d+|cause:/);
       // It stopped before the service logged anything, so it never listened.
       expect(stdout).not.toContain('service listening');
+    },
+    60_000,
+  );
+});
+
+describe('a bad address, URL or file setting stops the real server before the database is created', () => {
+  it.each([
+    ['SMTP_URL', { SMTP_URL: 'http://x' }, 'SMTP_URL must be a smtp:// or smtps:// URL'],
+    ['HOST', { HOST: '999.1.1.1' }, 'HOST "999.1.1.1" is not an IP address or a host name'],
+    ['TRUST_PROXY', { TRUST_PROXY: '1.2.3.4/99' }, 'TRUST_PROXY: invalid CIDR "1.2.3.4/99"'],
+    ['SIGNING_KEYS_FILE', { SIGNING_KEYS_FILE: '/nonexistent/keys.json' }, 'SIGNING_KEYS_FILE: cannot read "/nonexistent/keys.json": no such file'],
+    ['TLS_CERT_FILE', { TLS_CERT_FILE: '/nonexistent/cert.pem' }, 'TLS_CERT_FILE is set without TLS_KEY_FILE'],
+  ])(
+    '%s: exit 1, one line on stderr naming it, no database file',
+    async (_name, env, message) => {
+      const dataDir = join(mkdtempSync(join(dir, 'case-')), 'data');
+      const { code, stdout, stderr } = await boot({ DATA_DIR: dataDir, ...env });
+      expect(code).toBe(1);
+      const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]?.startsWith(`startup failed: ${message}`), lines[0]).toBe(true);
+      expect(stdout).toBe('');
+      // Refused before the data directory was locked or the database opened.
+      expect(existsSync(join(dataDir, 'booking.sqlite'))).toBe(false);
+      expect(existsSync(dataDir)).toBe(false);
     },
     60_000,
   );
