@@ -66,8 +66,7 @@ export function mailbox(name: string, fallback: string) {
     const value = raw.trim();
     if (value === '') throw new Error(`${name} is empty: unset it for the default "${fallback}", or give an address`);
     // Control characters (CR, LF) would let the value add mail headers.
-    // eslint-disable-next-line no-control-regex
-    const control = /[\u0000-\u001f\u007f]/.test(value);
+    const control = /\p{Cc}/u.test(value);
     const address = withDisplayName.exec(value)?.[2] ?? value;
     if (control || !mailboxAddress.test(address)) throw new Error(`${name} must be an e-mail address or "Name <address>", got ${JSON.stringify(value.slice(0, 80))}`);
     return value;
