@@ -235,7 +235,7 @@ export const webhookActions: readonly ActionDef[] = [
   declare('test', 'POST', '/v1/webhooks/:id/test', 'webhooks:test', {
     operationId: 'test_webhook',
     summary: 'Send a ping',
-    description: 'Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates.',
+    description: "Audited as `test` on the webhook, in the same transaction as the `ping` delivery it creates. An incoming webhook sends nothing (404); an inactive one's ping fails at once.",
     parameters: [id],
     responses: {
       202: { description: 'A `ping` delivery is queued.', content: { 'application/json': { schema: { type: 'object', properties: { delivery_id: { type: 'string' } } } } } },

@@ -108,13 +108,17 @@ export class WebhookAdmin {
     });
   }
 
-  /** Queues a `ping` delivery, audited as `test` on the webhook in the same transaction as the delivery row. */
+  /**
+   * Queues a `ping` delivery, audited as `test` on the webhook in the same transaction as the
+   * delivery row. An incoming webhook sends nothing: like `receive` on an outgoing one, it is
+   * not found here (a ping to it would only retry against no address for a day).
+   */
   async test(context: RequestContext, id: string): Promise<string> {
     const { dispatcher } = this;
     if (!dispatcher) throw notFound('webhooks');
     return runUnitOfWork(this.database, this.clock, context, async (unit) => {
       const hook = await unit.find(webhooks, id);
-      if (!hook) throw notFound('webhooks');
+      if (!hook || hook.direction === 'incoming') throw notFound('webhooks');
       const tenantId = (hook.tenant_id as string | null) ?? null;
       const delivery = dispatcher.pingDelivery({ _id: id, tenant_id: tenantId }, unit.now);
       await unit.trx.insertInto('webhook_deliveries').values(delivery).execute();

@@ -157,6 +157,22 @@ describe.each(dialects)('outgoing webhooks on %s', (dialect) => {
     for (const secret of [fresh, hook.secret]) expect(() => new Webhook(secret).verify(hit?.body ?? '', hit?.headers as Record<string, string>)).not.toThrow();
   });
 
+  it('sends no ping from an incoming webhook (404, nothing queued), and fails the ping of an inactive one at once', async () => {
+    const incoming = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { direction: 'incoming', scheme: 'standard-webhooks' } });
+    expect(incoming.statusCode, incoming.body).toBe(201);
+    const ping = await h.request({ method: 'POST', url: `/v1/webhooks/${incoming.json()._id}/test`, token });
+    expectProblem(ping, 404, 'not_found');
+    expect((await deliveries(incoming.json()._id)).total).toBe(0);
+
+    const idle = await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { url: rx.url('/idle'), events: ['ping'], active: false } });
+    expect(idle.statusCode, idle.body).toBe(201);
+    expect((await h.request({ method: 'POST', url: `/v1/webhooks/${idle.json()._id}/test`, token })).statusCode).toBe(202);
+    await h.app.dispatcher.runOnce();
+    const [queued] = (await deliveries(idle.json()._id)).items;
+    expect(queued).toMatchObject({ status: 'failed', attempts: 0, last_error: 'webhook deleted or inactive' });
+    expect(rx.hits.some((hit) => hit.path === '/idle')).toBe(false);
+  });
+
   it('gives a slow receiver WEBHOOK_TIMEOUT_MS, then retries', async () => {
     const hook = await subscribe('/slow', ['ping']);
     await h.request({ method: 'POST', url: `/v1/webhooks/${hook._id}/test`, token });
