@@ -3,11 +3,12 @@ import { ConnectionError } from './errors.js';
 
 /** How the client waits and retries. */
 export interface RetryOptions {
-  /** Attempts per request, counting waits for 429/503 and network retries (default 3). */
+  /** Attempts per request, counting waits for 429/503/409 `idempotency_key_in_use` and network retries (default 3). */
   readonly maxAttempts?: number;
   /**
-   * Longest `Retry-After` waited out, in seconds (default 60). A longer one throws
-   * `RateLimitError` at once, so a caller is never parked for a whole window unawares.
+   * Longest `Retry-After` waited out, in seconds (default 60). A longer one throws the
+   * answer's error (`RateLimitError`, `ConflictError`, …) at once, so a caller is never
+   * parked for a whole window unawares.
    */
   readonly maxRetryAfterSeconds?: number;
   /** Pause before the first network retry in ms, doubled for each further one (default 200). */
@@ -20,6 +21,19 @@ const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 /** Whether a request may be sent again after a failure that leaves its effect unknown. */
 export function isIdempotent(method: string): boolean {
   return idempotentMethods.has(method.toUpperCase());
+}
+
+/**
+ * Whether a 409 is `idempotency_key_in_use`: the first request with the key still runs, so a
+ * repeat later gets its answer. Read from a copy, so the answer stays readable if returned.
+ */
+async function keyInUse(response: Response): Promise<boolean> {
+  try {
+    const problem: unknown = JSON.parse(await response.clone().text());
+    return (problem as { code?: unknown } | null)?.code === 'idempotency_key_in_use';
+  } catch {
+    return false;
+  }
 }
 
 /** A request that got no answer; only these are retried as network failures. */
@@ -62,12 +76,13 @@ export class RetryPolicy {
 
   /**
    * Sends a request (built by `send` with {@link fetchOrFail}) until it has an answer worth returning: waits out 429 (and 503 for
-   * idempotent requests) within `Retry-After` bounds, and retries network failures of
-   * idempotent requests only, since a POST or PATCH that failed in flight may have been
-   * applied. `send` builds every attempt afresh (token, proof, assertion); `challenge` may
-   * ask for one immediate repeat outside the budget (a DPoP nonce, a stale token).
+   * idempotent requests, and 409 `idempotency_key_in_use` for `keyed` ones) within `Retry-After`
+   * bounds, and retries network failures of idempotent requests only, since a POST or PATCH
+   * that failed in flight may have been applied. `send` builds every attempt afresh (token,
+   * proof, assertion); `challenge` may ask for one immediate repeat outside the budget (a DPoP
+   * nonce, a stale token). `keyed`: the request carries an `Idempotency-Key`.
    */
-  async send(send: () => Promise<Response>, options: { idempotent: boolean; what: string; challenge?: (response: Response) => boolean }): Promise<Response> {
+  async send(send: () => Promise<Response>, options: { idempotent: boolean; keyed?: boolean; what: string; challenge?: (response: Response) => boolean }): Promise<Response> {
     let attempt = 1;
     for (;;) {
       let response: Response;
@@ -87,7 +102,8 @@ export class RetryPolicy {
         await response.body?.cancel();
         continue;
       }
-      const waitable = response.status === 429 || (response.status === 503 && options.idempotent);
+      const keyWait = response.status === 409 && options.keyed === true && attempt < this.maxAttempts && (await keyInUse(response));
+      const waitable = response.status === 429 || (response.status === 503 && options.idempotent) || keyWait;
       if (waitable && attempt < this.maxAttempts) {
         const seconds = this.retryAfterSeconds(response.headers) ?? 1;
         if (seconds <= this.maxRetryAfterSeconds) {

@@ -31,7 +31,8 @@ export interface CreateOptions extends CallOptions {
   /**
    * `Idempotency-Key`: the service applies the first request with this key once and answers a
    * repeat with the same body with the stored answer (`replayed: true`), so a POST whose
-   * connection failed is retried safely (the client then retries it like a GET).
+   * connection failed is retried safely (the client then retries it like a GET), and one
+   * answered 409 `idempotency_key_in_use` (the first is still running) is repeated after `Retry-After`.
    */
   readonly idempotencyKey?: string;
 }
@@ -129,6 +130,8 @@ export class Transport {
       {
         // A POST with an Idempotency-Key may be repeated: the service applies it at most once.
         idempotent: isIdempotent(method) || requestHeaders['idempotency-key'] !== undefined,
+        // While the first request with the key still runs, the service answers 409 `idempotency_key_in_use`.
+        keyed: requestHeaders['idempotency-key'] !== undefined,
         what: `${method} ${url}`,
         challenge: (res) => {
           dpop?.rememberNonce(res.headers.get('dpop-nonce'));
