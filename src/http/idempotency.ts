@@ -75,10 +75,9 @@ export class IdempotencyKeys {
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return this.running(scope, key);
     const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
     // Expired and removed between the two statements: the caller may simply retry.
-    if (!row) throw new ApiError('idempotency_key_in_use', 'Retry the request');
+    if (!row) throw keyInUse('Retry the request');
     if (row.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was first used with a different body; use a new key for a new request');
-    if (row.state !== 'done')
-      throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key is still running; retry once it has finished', { headers: { 'retry-after': '1' } });
+    if (row.state !== 'done') throw keyInUse('The first request with this Idempotency-Key is still running; retry once it has finished');
     return {
       kind: 'replay',
       answer: { status: Number(row.status), headers: dialect.fromDb('object', row.headers) as Record<string, string>, body: this.unseal(dialect.fromDb('object', row.body)) },
@@ -166,6 +165,11 @@ export class IdempotencyKeys {
       },
     };
   }
+}
+
+/** The 409 of a key another request holds (or held a moment ago): `Retry-After` tells a client when to repeat. */
+function keyInUse(detail: string): ApiError {
+  return new ApiError('idempotency_key_in_use', detail, { headers: { 'retry-after': '1' } });
 }
 
 /** Removes answers past their replay window (run by the retention job). */
