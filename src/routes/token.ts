@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tokenPath } from '../core/api-paths.js';
 import { contentCodings } from '../http/body-encoding.js';
@@ -58,7 +59,11 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 export function tokenRoutes(service: TokenService) {
   return async function register(app: FastifyInstance): Promise<void> {
     // Only this route reads forms: the parser is registered inside its own encapsulated scope.
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    // Bytes first: a string decoder would turn invalid UTF-8 into U+FFFD and answer for a mangled value.
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+      if (isUtf8(body)) done(null, body.toString('utf8'));
+      else done(new OAuthError('invalid_request', 'body not valid UTF-8'), undefined);
+    });
     app.setErrorHandler((error, request, reply) => {
       const oauth = toOAuthError(error);
       if (oauth.status >= 500) request.log.error({ err: error }, 'token endpoint failure');

@@ -111,6 +111,28 @@ describe.each(dialects)('token endpoint on %s', (dialect) => {
       expectOAuthError(await h.tokenRequest(form), 400, 'invalid_request');
     });
 
+    it('refuses a form that is not valid UTF-8 with 400 invalid_request, though the bytes sit in a parameter it would ignore', async () => {
+      const form = new URLSearchParams(await h.assertionForm(client)).toString();
+      const send = (extra: readonly number[]) =>
+        h.app.server.inject({
+          method: 'POST',
+          url: '/v1/auth/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: Buffer.concat([Buffer.from(`${form}&note=a`), Buffer.from(extra)]),
+        });
+      expectOAuthError(await send([0xff, 0xfe]), 400, 'invalid_request');
+      expectOAuthError(await send([0xe2, 0x82]), 400, 'invalid_request');
+      // Control: the same form with a valid multi-byte character issues a token.
+      const fresh = new URLSearchParams(await h.assertionForm(client)).toString();
+      const ok = await h.app.server.inject({
+        method: 'POST',
+        url: '/v1/auth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: Buffer.from(`${fresh}&note=a€`),
+      });
+      expect(ok.statusCode, ok.body).toBe(200);
+    });
+
     it('refuses an Authorization header with 400 invalid_request', async () => {
       const res = await h.tokenRequest(await h.assertionForm(client), { headers: { authorization: `Basic ${b64url(`${client.clientId}:secret`)}` } });
       expectOAuthError(res, 400, 'invalid_request');

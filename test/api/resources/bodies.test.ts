@@ -173,6 +173,36 @@ describe.each(dialects)('strict request bodies on %s', (dialect) => {
     expectProblem(await patch('products', id, etag, payload), 400, 'malformed_json');
   });
 
+  /** A product body whose `name` holds `bytes` as they are, not as an escape. */
+  const withNameBytes = (bytes: readonly number[]) => Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b","address":"a","city":"c","zip_code":"1","total_items":1}')]);
+  const sendBytes = (method: string, url: string, payload: Buffer, headers: Record<string, string> = {}) =>
+    h.app.server.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, payload });
+
+  // Decoded as text, each would silently become U+FFFD and be stored (audit finding 7).
+  it.each([
+    ['0xFF 0xFE', [0xff, 0xfe]],
+    ['a lone continuation byte', [0x80]],
+    ['a truncated three-byte sequence', [0xe2, 0x82]],
+    ['an overlong slash', [0xc0, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['a code point above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+  ])('answers invalid UTF-8 (%s) with 400 malformed_json on create and update, storing nothing', async (_name, bytes) => {
+    const before = await productCount();
+    expect(expectProblem(await sendBytes('POST', '/v1/products/', withNameBytes(bytes)), 400, 'malformed_json').detail).toMatch(/UTF-8/);
+    const { id, etag } = await created('products', product);
+    expectProblem(await sendBytes('PATCH', `/v1/products/${id}`, withNameBytes(bytes), { 'if-match': etag }), 400, 'malformed_json');
+    const read = await h.request({ method: 'GET', url: `/v1/products/${id}`, token });
+    expect(read.json().name).toBe(product.name);
+    expect(read.headers.etag).toBe(etag);
+    expect(await productCount()).toBe(before + 1);
+  });
+
+  it('stores valid multi-byte UTF-8 as sent', async () => {
+    const response = await sendBytes('POST', '/v1/products/', withNameBytes([...Buffer.from('€ü😀')]));
+    expect(response.statusCode, response.body).toBe(201);
+    expect(response.json().name).toBe('a€ü😀b');
+  });
+
   it.each([
     ['an array', '[{"name":"Loft"}]'],
     ['null', 'null'],
