@@ -299,7 +299,12 @@ export class TotpService {
     const rest = JSON.stringify(hashes.filter((_, i) => i !== index));
     // Compare-and-set on the list: two uses of one code cannot both win.
     // A spent recovery code also lifts a TOTP lock-out and starts its count again.
-    const used = await unit.trx.updateTable('user_totp').set({ recovery_codes: rest, failed_tries: 0, locked_until: 0 }).where('user_id', '=', user.userId).where('recovery_codes', '=', row.recovery_codes).executeTakeFirst();
+    const used = await unit.trx
+      .updateTable('user_totp')
+      .set({ recovery_codes: rest, failed_tries: 0, locked_until: 0 })
+      .where('user_id', '=', user.userId)
+      .where('recovery_codes', '=', row.recovery_codes)
+      .executeTakeFirst();
     return Number(used.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
