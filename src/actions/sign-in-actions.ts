@@ -48,6 +48,9 @@ const otpVerifyBody = closedObject({ challenge_id: { type: 'string', maxLength: 
 const totpVerifyBody = closedObject({ mfa_token: { type: 'string', maxLength: 100 }, code: typedCode }, ['mfa_token', 'code']);
 /** `activate`, `step-up` and `disable`: a current TOTP code. */
 const totpCodeBody = closedObject({ code: typedCode }, ['code']);
+/** The TOTP lock-out, as each operation that checks a TOTP code describes it. */
+const lockOut =
+  'After 5 refused TOTP codes in a row (over activate, verify, step-up and disable) TOTP is locked for 1 min, each further refusal doubling it up to 24 h: a TOTP code then gets 429 `rate_limited` with `Retry-After`, unchecked.';
 
 /** End-user sign-in (CONTRACT.md part 2): one-time passwords, TOTP, and the second step of a sign-in. */
 export const signInActions: readonly ActionDef[] = [
@@ -103,10 +106,16 @@ export const signInActions: readonly ActionDef[] = [
     '/v1/auth/totp/verify',
     'public',
     totpVerifyBody,
-    operation('totp_verify', 'Second factor: a TOTP or recovery code', 'With the `mfa_token` of `/v1/auth/otp/verify`. An accepted code is refused if used again.', jsonBody(totpVerifyBody), {
-      200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } },
-      ...problems('400'),
-    }),
+    operation(
+      'totp_verify',
+      'Second factor: a TOTP or recovery code',
+      `With the \`mfa_token\` of \`/v1/auth/otp/verify\`. An accepted code is refused if used again. ${lockOut} A recovery code still works then, and lifts the lock.`,
+      jsonBody(totpVerifyBody),
+      {
+        200: { description: 'A user token with `amr: ["otp","totp"]`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } },
+        ...problems('400'),
+      },
+    ),
   ),
   step(
     'totp-enroll',
@@ -126,7 +135,7 @@ export const signInActions: readonly ActionDef[] = [
     '/v1/auth/totp/activate',
     'user',
     totpCodeBody,
-    operation('totp_activate', 'Turn TOTP on with a first code', 'From now on sign-in asks for a TOTP code after the one-time password.', jsonBody(totpCodeBody), {
+    operation('totp_activate', 'Turn TOTP on with a first code', `From now on sign-in asks for a TOTP code after the one-time password. ${lockOut}`, jsonBody(totpCodeBody), {
       204: { description: 'TOTP is on.' },
       ...problems('400', '409'),
     }),
@@ -139,7 +148,7 @@ export const signInActions: readonly ActionDef[] = [
     operation(
       'totp_step_up',
       'Step-up: add the second factor to a session',
-      'RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with `amr: ["otp","totp"]`, as administrative actions require.',
+      `RFC 9470: a user signed in with one factor sends a current TOTP code and gets a token with \`amr: ["otp","totp"]\`, as administrative actions require. ${lockOut}`,
       jsonBody(totpCodeBody),
       { 200: { description: 'A user token with `totp` in `amr`.', content: { 'application/json': { schema: { type: 'object', properties: token } } } }, ...problems('400', '409') },
     ),
@@ -149,6 +158,6 @@ export const signInActions: readonly ActionDef[] = [
     '/v1/auth/totp/disable',
     'user',
     totpCodeBody,
-    operation('totp_disable', 'Turn TOTP off', 'Needs a current TOTP code.', jsonBody(totpCodeBody), { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
+    operation('totp_disable', 'Turn TOTP off', `Needs a current TOTP code. ${lockOut}`, jsonBody(totpCodeBody), { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
   ),
 ];

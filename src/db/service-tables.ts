@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Rows of the service's own tables, typed for Kysely. Resource tables stay open records:
  * their columns derive from the registry at run time. A timestamp column holds ISO text on
@@ -87,6 +89,10 @@ export interface ServiceTables {
     /** JSON array of HMACs of the unused recovery codes. */
     recovery_codes: string;
     created_at: number;
+    /** Consecutive refused TOTP codes since the last accepted one (migration 0022; defaults to 0). */
+    failed_tries: Generated<number>;
+    /** Epoch ms until which TOTP codes are refused unchecked; 0: not locked (defaults to 0). */
+    locked_until: Generated<number>;
   };
   mfa_challenges: {
     token_hash: string;

@@ -16,7 +16,8 @@ export type ClientEventName = 'token_issued' | 'token_refused' | 'replay_detecte
  * a code refused (`sign_in_failed`), a challenge dead after its last allowed try
  * (`sign_in_locked`), a code not sent (`otp_refused`: resend cooldown or daily cap) or issued (`otp_issued`), the
  * first factor passed with TOTP still to come (`mfa_challenge`), TOTP enrolment, activation
- * and removal, a refused TOTP code outside sign-in (`totp_failed`), a recovery code spent,
+ * and removal, a refused TOTP code outside sign-in (`totp_failed`), TOTP locked after 5 or
+ * more refused codes in a row (`totp_locked`), a recovery code spent,
  * and the RFC 9470 step-up refusal (`step_up_required`).
  */
 export const userEventNames = [
@@ -29,6 +30,7 @@ export const userEventNames = [
   'totp_enrolled',
   'totp_activated',
   'totp_failed',
+  'totp_locked',
   'totp_disabled',
   'recovery_code_used',
   'step_up_required',

@@ -50,7 +50,7 @@ export interface OtpDeps {
 }
 
 /** Why a code was refused, for the audit trail only (clients always see `invalid_grant`). */
-export type RefusalReason = 'wrong_code' | 'expired' | 'used' | 'unknown' | 'locked' | 'user_inactive' | 'replayed';
+export type RefusalReason = 'wrong_code' | 'expired' | 'used' | 'unknown' | 'locked' | 'user_inactive' | 'replayed' | 'totp_locked';
 
 /** Why a challenge (one-time code or mfa_token) took no try: not found, used, dead or expired. */
 export function challengeRefusal(row: { readonly used_at: unknown; readonly attempts: unknown; readonly expires_at: unknown } | undefined, now: number): RefusalReason {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
@@ -39,6 +40,32 @@ export function matchingStep(totp: TOTP, code: string, now: number): number | nu
 }
 
 type Outcome = 'accepted' | 'wrong_code' | 'replayed';
+
+/**
+ * The TOTP lock-out (NIST SP 800-63B §5.2.2): refused TOTP codes of a user are counted over
+ * every entry point (activate, sign-in second factor, step-up, disable) until one is
+ * accepted. The 5th consecutive refusal locks TOTP for 1 min, each further one for twice as
+ * long as the one before, at most 24 h; while locked, codes are refused unchecked. So 100
+ * consecutive failures take over 80 days. Recovery codes stay usable (see `verify`).
+ */
+export const totpLockPolicy = { freeTries: 5, firstLockMs: 60_000, maxLockMs: 86_400_000 } as const;
+
+/** How long TOTP stays locked after the `failures`-th consecutive refused code (0: not locked). */
+export function totpLockMs(failures: number): number {
+  const { freeTries, firstLockMs, maxLockMs } = totpLockPolicy;
+  return failures < freeTries ? 0 : Math.min(firstLockMs * 2 ** (failures - freeTries), maxLockMs);
+}
+
+/** A try taken (`failures` counts it, as if refused), or refused unchecked: TOTP is locked until `lockedUntil`. */
+type Try = { readonly failures: number } | { readonly lockedUntil: number };
+
+/** The answer to a TOTP code sent while TOTP is locked: 429 `rate_limited` with `Retry-After`, the code unchecked. */
+function totpLocked(lockedUntil: number, now: number): ApiError {
+  const wait = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
+  return new ApiError('rate_limited', `Too many wrong TOTP codes: TOTP is locked for this user; retry in ${wait} s, or sign in with a recovery code`, {
+    headers: { 'retry-after': String(wait) },
+  });
+}
 
 /** A refused code at activate, step-up or disable: a wrong code (any shape) or a replay, answered alike as 400 `invalid_grant`. */
 const wrongTotpCode = 'The code is not the current code of the authenticator, or was used already';
@@ -105,6 +132,9 @@ export class TotpService {
   async activate(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
     const { code } = body;
+    const pending = await this.deps.database.db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    if (!pending || pending.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
+    const tried = await this.takeTry(context, user, 'activate');
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
@@ -116,6 +146,7 @@ export class TotpService {
     });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'activate', reason: outcome });
+      await this.lockEngaged(context, user, 'activate', tried);
       throw invalidGrant(wrongTotpCode);
     }
   }
@@ -124,7 +155,10 @@ export class TotpService {
    * The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or
    * recovery) code. The try is counted on its own (it must stay counted whatever follows);
    * the code's claim, the spent challenge and the `recovery_code_used` and `sign_in` events
-   * are one transaction.
+   * are one transaction. A TOTP code also takes a try of the user's TOTP lock-out; a
+   * recovery code does not, and works while TOTP is locked (it is the way back in), and
+   * when accepted it lifts the lock. Wrong recovery codes are bounded by the mfa_token's
+   * 5 tries and by their 64 random bits.
    */
   async verify(context: RequestContext, body: TotpVerifyInput): Promise<UserTokenResponse> {
     const { mfa_token: token, code } = body;
@@ -147,15 +181,27 @@ export class TotpService {
     }
     const user = await this.deps.users.get(tried.user_id);
     const subject = { userId: tried.user_id, tenantId: user?.tenantId ?? null };
-    const refuse = async (reason: RefusalReason) => {
+    let lockTry: Try | undefined;
+    const refused = async (reason: RefusalReason) => {
       const attempts = Number(tried.attempts);
       await this.events('sign_in_failed', context, subject, { step: 'totp', reason, attempts });
       if (attempts >= otpPolicy.maxAttempts) await this.events('sign_in_locked', context, subject, { step: 'totp', attempts });
+      if (user && lockTry) await this.lockEngaged(context, user, 'verify', lockTry);
+    };
+    const refuse = async (reason: RefusalReason) => {
+      await refused(reason);
       return invalidGrant();
     };
     const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', tried.user_id).executeTakeFirst();
     if (!user?.active || !row || row.enabled !== 1) throw await refuse('user_inactive');
     const recovery = code.includes('-');
+    if (!recovery) {
+      lockTry = await this.countTry(user.userId, now);
+      if ('lockedUntil' in lockTry) {
+        await refused('totp_locked');
+        throw totpLocked(lockTry.lockedUntil, now);
+      }
+    }
     // The code is checked first (no write); only a matching one costs a signature and a transaction.
     const step = recovery ? null : matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, now);
     const recoveryHashes = JSON.parse(row.recovery_codes) as string[];
@@ -185,8 +231,10 @@ export class TotpService {
     const { code } = body;
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
+    const tried = await this.takeTry(context, user, 'step_up');
     const refuse = async (reason: Outcome) => {
       await this.record('totp_failed', context, user, { operation: 'step_up', reason });
+      await this.lockEngaged(context, user, 'step_up', tried);
       return invalidGrant(wrongTotpCode);
     };
     const step = matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, this.deps.clock.now());
@@ -205,6 +253,9 @@ export class TotpService {
   async disable(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
     const { code } = body;
+    const active = await this.deps.database.db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    if (!active || active.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
+    const tried = await this.takeTry(context, user, 'disable');
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
@@ -217,6 +268,7 @@ export class TotpService {
     });
     if (outcome !== 'accepted') {
       await this.record('totp_failed', context, user, { operation: 'disable', reason: outcome });
+      await this.lockEngaged(context, user, 'disable', tried);
       throw invalidGrant(wrongTotpCode);
     }
   }
@@ -231,7 +283,8 @@ export class TotpService {
   private async claimStep(unit: UnitOfWork, user: UserState, step: number, options: { enabling: boolean }): Promise<Outcome> {
     const claimed = await unit.trx
       .updateTable('user_totp')
-      .set({ last_step: step, ...(options.enabling ? { enabled: 1 } : {}) })
+      // An accepted code ends the run of refused ones: the lock-out count starts again.
+      .set({ last_step: step, failed_tries: 0, locked_until: 0, ...(options.enabling ? { enabled: 1 } : {}) })
       .where('user_id', '=', user.userId)
       .where('last_step', '<', step)
       .where('enabled', '=', options.enabling ? 0 : 1)
@@ -245,8 +298,59 @@ export class TotpService {
     if (index < 0) return 'wrong_code';
     const rest = JSON.stringify(hashes.filter((_, i) => i !== index));
     // Compare-and-set on the list: two uses of one code cannot both win.
-    const used = await unit.trx.updateTable('user_totp').set({ recovery_codes: rest }).where('user_id', '=', user.userId).where('recovery_codes', '=', row.recovery_codes).executeTakeFirst();
+    // A spent recovery code also lifts a TOTP lock-out and starts its count again.
+    const used = await unit.trx
+      .updateTable('user_totp')
+      .set({ recovery_codes: rest, failed_tries: 0, locked_until: 0 })
+      .where('user_id', '=', user.userId)
+      .where('recovery_codes', '=', row.recovery_codes)
+      .executeTakeFirst();
     return Number(used.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
+  }
+
+  /**
+   * Takes a try of the user's TOTP lock-out before a code is checked; while TOTP is locked,
+   * records the refusal and throws 429 `rate_limited` with `Retry-After`.
+   */
+  private async takeTry(context: RequestContext, user: UserState, operation: 'activate' | 'step_up' | 'disable'): Promise<Try> {
+    const now = this.deps.clock.now();
+    const tried = await this.countTry(user.userId, now);
+    if ('lockedUntil' in tried) {
+      await this.record('totp_failed', context, user, { operation, reason: 'totp_locked' });
+      throw totpLocked(tried.lockedUntil, now);
+    }
+    return tried;
+  }
+
+  /**
+   * One conditional statement: unless TOTP is locked, counts the try as refused and, if
+   * it is the 5th or a later one, starts the lock it would earn — before the code is
+   * checked, so of any number of parallel tries (on any instance) only those the count
+   * allows get a check. An accepted code then resets both (see {@link claimStep}).
+   */
+  private async countTry(userId: string, now: number): Promise<Try> {
+    const { freeTries, maxLockMs } = totpLockPolicy;
+    // The lock that the try after `failed_tries` earns, spelt out per count up to the cap.
+    const steps = [];
+    for (let before = freeTries - 1; totpLockMs(before + 1) < maxLockMs; before += 1) steps.push(sql`when failed_tries = ${before} then cast(${now + totpLockMs(before + 1)} as bigint)`);
+    const lockedUntil = sql<number>`case when failed_tries < ${freeTries - 1} then locked_until ${sql.join(steps, sql` `)} else cast(${now + maxLockMs} as bigint) end`;
+    const counted = await this.deps.database.db
+      .updateTable('user_totp')
+      .set((eb) => ({ failed_tries: eb('failed_tries', '+', 1), locked_until: lockedUntil }))
+      .where('user_id', '=', userId)
+      .where('locked_until', '<=', now)
+      .returning('failed_tries')
+      .executeTakeFirst();
+    if (counted) return { failures: Number(counted.failed_tries) };
+    const row = await this.deps.database.db.selectFrom('user_totp').select('locked_until').where('user_id', '=', userId).executeTakeFirst();
+    // No row (removed meanwhile): nothing to lock; the caller's own check refuses the code.
+    return row ? { lockedUntil: Number(row.locked_until) } : { failures: 0 };
+  }
+
+  /** Records `totp_locked` when a refused code was the 5th (or a later) in a row: TOTP is now locked. */
+  private async lockEngaged(context: RequestContext, user: UserState, operation: 'activate' | 'verify' | 'step_up' | 'disable', tried: Try): Promise<void> {
+    if (!('failures' in tried) || tried.failures < totpLockPolicy.freeTries) return;
+    await this.record('totp_locked', context, user, { operation, failures: tried.failures, locked_for: totpLockMs(tried.failures) / 1000 });
   }
 
   private totp(secret: Secret, user: UserState): TOTP {

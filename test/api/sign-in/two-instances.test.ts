@@ -228,6 +228,22 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expect(finished.map((r) => r.statusCode).sort()).toEqual([200, 400]);
   });
 
+  it('50 parallel wrong TOTP codes over both instances get 5 checks, then TOTP is locked — also for the right code', async () => {
+    await freshDay();
+    const first = await challenge(apps[0], 'user7@two.test');
+    const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
+    const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+    offset += 30_000;
+    const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
+    const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+    const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => request(apps[i % 2] as App, '/v1/auth/totp/step-up', { code: wrong }, token)));
+    expect(guesses.filter((g) => g.statusCode === 400)).toHaveLength(5);
+    for (const refused of guesses.filter((g) => g.statusCode !== 400)) expectProblem(refused, 429, 'rate_limited');
+    for (const app of apps) expectProblem(await request(app, '/v1/auth/totp/step-up', { code: totp.generate({ timestamp: now() }) }, token), 429, 'rate_limited');
+  });
+
   it('8 requests for a code to one address at once over both instances: one is sent, seven wait out the 60 s cooldown', async () => {
     await freshDay();
     const before = smtp.messages.length;
