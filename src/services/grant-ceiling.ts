@@ -2,6 +2,7 @@ import { ApiError } from '../http/errors.js';
 import { hasCapability } from '../core/principal.js';
 import type { Principal } from '../core/principal.js';
 import { isRole, roleCapabilities } from '../actions/roles.js';
+import { getResource } from '../registry/index.js';
 
 /** What a refused write says: the body field it concerns and the sentence before the missing capabilities. */
 interface CeilingRefusal {
@@ -47,7 +48,14 @@ export function checkUserControl(principal: Principal, user: { readonly role?: u
   checkGrantCeiling(principal, capabilitiesOfRole(user.role), { field: 'role', message: `A caller cannot manage a user with the role ${String(user.role)}, whose capabilities it lacks` });
 }
 
-/** The capability set of an end-user role; a stored value that is no role counts as the widest. */
+/**
+ * What giving or managing a user of this role hands out. The default role (`guest`) is what
+ * `users:create` and `users:update` already allow (every user is at least a guest); a role
+ * above it needs its whole capability set. A stored value that is no role counts as the widest.
+ */
 function capabilitiesOfRole(role: unknown): readonly string[] {
+  if (role === defaultRole) return [];
   return roleCapabilities[isRole(role) ? role : 'admin'];
 }
+
+const defaultRole = getResource('users').fields.role?.default;
