@@ -18,7 +18,8 @@ export const rotateClientKey: ActionDef = {
     operationId: 'rotate_key_api_clients',
     summary: 'Add a public key to a client (rotation with overlap)',
     tags: ['api-clients'],
-    description: 'Earlier keys get `active_until` = now + overlap; both work until then.',
+    description:
+      'Earlier keys get `active_until` = now + overlap; both work until then. A key for a client is control over it: the caller must hold every capability of the client (403 `insufficient_scope` naming those it lacks).',
     parameters: [ref('parameters', 'id')],
     requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'AddClientKey') } } },
     responses: {

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors.js';
+import { checkRoleGrant, checkUserControl } from '../services/grant-ceiling.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
 
 /**
@@ -6,14 +7,28 @@ import type { ResourceHooks } from '../services/resource-hooks.js';
  * erased user stays disabled (CONTRACT.md "Erasure": "the user is disabled"). Turning one
  * active again would show an account that can never sign in (the directory treats every
  * erased user as inactive) and invite re-filling it with someone's data.
+ * A role is a capability set, so the grant ceiling applies: a caller gives only a role it
+ * holds every capability of, and changes or deletes only a user whose role it could give
+ * (staff manage guests and staff, never admins).
  */
 export const userHooks: ResourceHooks = {
   invalidates: 'user',
   updateConflicts: ['invalid_transition'],
 
-  async beforeUpdate(_hook, merged, changes, previous) {
+  async beforeCreate(hook, draft) {
+    checkRoleGrant(hook.unit.principal, draft.values.role);
+    return draft;
+  },
+
+  async beforeUpdate(hook, merged, changes, previous) {
+    checkUserControl(hook.unit.principal, previous);
+    if (changes.role !== undefined) checkRoleGrant(hook.unit.principal, merged.role);
     const erased = previous.erased_at !== null && previous.erased_at !== undefined;
     if (!erased || changes.status === undefined || merged.status === previous.status) return;
     throw new ApiError('invalid_transition', `An erased user stays ${String(previous.status)}`, { extensions: { from: previous.status, to: merged.status, allowed: [] } });
+  },
+
+  async beforeDelete(hook, record) {
+    checkUserControl(hook.unit.principal, record);
   },
 };

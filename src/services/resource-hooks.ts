@@ -38,6 +38,8 @@ export interface ResourceHooks {
   afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void | Readonly<Record<string, unknown>>>;
   /** Extra checks on a merged update (cross-field rules, state transitions from `previous`). */
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>, previous: ApiRecord): Promise<void>;
+  /** Checks before a soft delete, with the record as stored (who may delete it). */
+  beforeDelete?(hook: HookContext, record: ApiRecord): Promise<void>;
   /**
    * The 409 problem codes {@link beforeUpdate} may answer: the OpenAPI document declares the
    * 409 on the resource's PATCH from this list (test/api/openapi/responses-conform.test.ts).

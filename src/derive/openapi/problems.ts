@@ -80,7 +80,12 @@ export const problemSchema: Schema = {
 const problemResponses: readonly { status: string; name: string; text: string; headers?: readonly string[] }[] = [
   { status: '400', name: 'BadRequest', text: 'The request is invalid: body, query parameter, filter, sort, fields or header.' },
   { status: '401', name: 'Unauthorized', text: 'No, or an invalid, access token.', headers: ['WWW-Authenticate'] },
-  { status: '403', name: 'Forbidden', text: 'The token lacks the capability, the source address is not allowed, or a field or tenant is off limits.', headers: ['WWW-Authenticate'] },
+  {
+    status: '403',
+    name: 'Forbidden',
+    text: 'The token lacks the capability, the write would grant or take control of capabilities the caller lacks (an API client or a user role above its own), the source address is not allowed, or a field or tenant is off limits.',
+    headers: ['WWW-Authenticate'],
+  },
   { status: '404', name: 'NotFound', text: "No such record, soft-deleted, or outside the caller's tenants." },
   { status: '405', name: 'MethodNotAllowed', text: 'The path exists but not with this method (any path, any method not listed for it).', headers: ['Allow'] },
   {

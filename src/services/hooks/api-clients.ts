@@ -1,30 +1,19 @@
-import { ApiError, validationError } from '../../http/errors.js';
+import { validationError } from '../../http/errors.js';
 import { getResource } from '../../registry/index.js';
-import { hasCapability } from '../../core/principal.js';
-import type { Principal } from '../../core/principal.js';
 import { addClientKey, isValidKid, listClientKeys, parsePublicKey } from '../client-keys.js';
+import { checkClientControl, checkClientGrant } from '../grant-ceiling.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 
-/** Capabilities a caller may hand out: only ones it holds itself. */
-export function checkGrantable(principal: Principal, capabilities: readonly string[]): void {
-  const beyond = capabilities.filter((c) => !hasCapability(principal, c));
-  if (beyond.length > 0) {
-    throw new ApiError('insufficient_scope', `A client cannot be granted capabilities its creator lacks: ${beyond.join(', ')}`, {
-      errors: beyond.map((c) => ({ field: 'capabilities', message: `caller lacks ${c}` })),
-      missingCapabilities: beyond,
-    });
-  }
-}
-
 /**
- * API clients: the caller may only grant capabilities it holds; `client_id` is the record
- * id; the client's level is its tenant node's; the first public key goes to the key store.
+ * API clients: the caller may only grant capabilities it holds, and may only change or
+ * delete a client whose capabilities it holds; `client_id` is the record id; the client's
+ * level is its tenant node's; the first public key goes to the key store.
  */
 export function apiClientHooks(options: { readonly overlapDays: number }): ResourceHooks {
   return {
     async beforeCreate(hook, draft) {
       const { public_key: pem, kid, ...values } = draft.values;
-      checkGrantable(hook.unit.principal, values.capabilities as string[]);
+      checkClientGrant(hook.unit.principal, values.capabilities as string[]);
       if (typeof pem !== 'string') throw validationError([{ field: 'public_key', message: 'is required' }]);
       if (kid !== undefined && !isValidKid(kid)) throw validationError([{ field: 'kid', message: 'must be 1-200 printable ASCII characters without spaces' }]);
       let level = 'system';
@@ -38,8 +27,12 @@ export function apiClientHooks(options: { readonly overlapDays: number }): Resou
       const key = await parsePublicKey(String(input.public_key), 'public_key');
       await addClientKey(hook.unit.trx, hook.unit.dialect, String(record._id), key, input.kid as string | undefined, hook.unit.now, options.overlapDays);
     },
-    async beforeUpdate(hook, _merged, changes) {
-      if (Array.isArray(changes.capabilities)) checkGrantable(hook.unit.principal, changes.capabilities as string[]);
+    async beforeUpdate(hook, _merged, changes, previous) {
+      checkClientControl(hook.unit.principal, previous);
+      if (Array.isArray(changes.capabilities)) checkClientGrant(hook.unit.principal, changes.capabilities as string[]);
+    },
+    async beforeDelete(hook, record) {
+      checkClientControl(hook.unit.principal, record);
     },
     // The security pipeline caches clients (disabled, allowlist, capabilities).
     invalidates: 'client',

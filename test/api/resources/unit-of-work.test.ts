@@ -113,7 +113,7 @@ describe.each(dialects)('one audit entry and one outbox event per committed chan
     const response = await h.request({
       method: 'POST',
       url: `/v1/api-clients/${client.clientId}/keys`,
-      token: await h.bearer(null, ['api-clients:rotate-key']),
+      token: await h.bearer(null, ['api-clients:rotate-key', 'products:list']),
       body: { public_key: clientKeyPair().publicPem },
     });
     expect(response.statusCode, response.body).toBe(201);
