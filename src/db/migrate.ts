@@ -22,7 +22,7 @@ import { productBookingSpansMigration } from './migrations/0018-product-booking-
 import { coveringHoldingsIndexMigration } from './migrations/0019-covering-holdings-index.js';
 import { retentionIndexesMigration } from './migrations/0020-retention-indexes.js';
 import { idempotencyAnswerRecordsMigration } from './migrations/0021-idempotency-answer-records.js';
-import { randomEtagsMigration } from './migrations/0022-random-etags.js';
+import { randomEtagsMigration } from './migrations/0023-random-etags.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -49,7 +49,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0019-covering-holdings-index': coveringHoldingsIndexMigration(database.dialect),
     '0020-retention-indexes': retentionIndexesMigration(),
     '0021-idempotency-answer-records': idempotencyAnswerRecordsMigration(database.dialect),
-    '0022-random-etags': randomEtagsMigration(database.dialect),
+    '0023-random-etags': randomEtagsMigration(database.dialect),
   };
 }
 

@@ -121,7 +121,7 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
     ]);
   });
 
-  it('0022 gives every existing row a fresh random ETag; the old one is stale, the new one works in If-Match', async () => {
+  it('0023 gives every existing row a fresh random ETag; the old one is stale, the new one works in If-Match', async () => {
     const h = await createHarness(dialect);
     try {
       const tenant = await h.tenant('T');
@@ -129,7 +129,7 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       const product = await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Loft', address: 'Main St 1', city: 'Berlin', zip_code: '10115', total_items: 3 } });
       const user = await h.request({ method: 'POST', url: '/v1/users', token, body: { email: 'old@example.test', first_name: 'Old' } });
       const productId = String(product.json()._id);
-      // Rows as the code before 0022 left them: ETags that hash the full stored record.
+      // Rows as the code before 0023 left them: ETags that hash the full stored record.
       for (const [resource, id] of [
         ['products', productId],
         ['users', String(user.json()._id)],
@@ -154,8 +154,8 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       const stale = before.get(`products/${productId}`) ?? '';
 
       // The database at 0021 with these rows, upgraded.
-      await sql`delete from kysely_migration where name = '0022-random-etags'`.execute(h.database.db);
-      expect((await migrateToLatest(h.database)).applied).toEqual(['0022-random-etags']);
+      await sql`delete from kysely_migration where name = '0023-random-etags'`.execute(h.database.db);
+      expect((await migrateToLatest(h.database)).applied).toEqual(['0023-random-etags']);
 
       const after = await etags();
       expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
