@@ -1,7 +1,7 @@
 /**
  * Bulk data for the list and export scenarios, inserted directly through Kysely in
  * transactions of 5 000 rows. Rows have the exact shape the resource service writes
- * (`recordToRow` + `nextEtag` over the API record, as in ResourceService.create and
+ * (`recordToRow` over the API record plus a fresh `nextEtag`, as in ResourceService.create and
  * appendAudit); going through the service would add an audit entry and a reference check
  * per row and turn seconds into minutes.
  */
@@ -61,7 +61,7 @@ export function seedBookings(database: Database, tenantId: string, productIds: r
   const now = Date.now();
   return insertRows(database, bookings.table, count, (i) => {
     const record = bookingRecord(tenantId, productIds, i, now);
-    return { ...recordToRow(bookings, database.dialect, record), etag: nextEtag(null, record), deleted_at: null };
+    return { ...recordToRow(bookings, database.dialect, record), etag: nextEtag(), deleted_at: null };
   });
 }
 
@@ -88,6 +88,6 @@ export function seedAuditEntries(database: Database, tenantId: string, clientId:
       old_values: null,
       new_values: booking,
     };
-    return { ...recordToRow(auditLogs, database.dialect, record), etag: nextEtag(null, record) };
+    return { ...recordToRow(auditLogs, database.dialect, record), etag: nextEtag() };
   });
 }

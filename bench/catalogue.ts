@@ -105,7 +105,7 @@ export function plannedPeak(plan: readonly PlannedBooking[], from: number, to: n
 /** A stored record with every column (null unless given), as `UnitOfWork.insert` builds it. */
 function storedRow(resource: ResourceDef, database: Database, record: Record<string, unknown>): Record<string, unknown> {
   const full: Record<string, unknown> = { ...Object.fromEntries(storedFields(resource).map((name) => [name, null])), ...record };
-  return { ...recordToRow(resource, database.dialect, full), etag: nextEtag(null, full), deleted_at: null };
+  return { ...recordToRow(resource, database.dialect, full), etag: nextEtag(), deleted_at: null };
 }
 
 export interface SeededCatalogue {

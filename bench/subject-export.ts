@@ -63,7 +63,7 @@ async function seedUser(database: Database, service: ResourceService, tenantId: 
             reference: `BK-${i}`,
             notes: `Guest note ${i}`,
           };
-          rows.push({ ...recordToRow(bookings, database.dialect, booking), etag: nextEtag(null, booking), deleted_at: null });
+          rows.push({ ...recordToRow(bookings, database.dialect, booking), etag: nextEtag(), deleted_at: null });
           const entry = {
             _id: uuidv7({ msecs: Date.parse(at) }),
             tenant_id: tenantId,
@@ -80,7 +80,7 @@ async function seedUser(database: Database, service: ResourceService, tenantId: 
             old_values: null,
             new_values: { ...booking, notes: seal(keyId, key, booking.notes) },
           };
-          audit.push({ ...recordToRow(auditLogs, database.dialect, entry), etag: nextEtag(null, entry) });
+          audit.push({ ...recordToRow(auditLogs, database.dialect, entry), etag: nextEtag() });
         }
         await trx.insertInto(bookings.table).values(rows).execute();
         await trx.insertInto(auditLogs.table).values(audit).execute();

@@ -1,19 +1,15 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * Next strong ETag of a record: SHA-256 over the previous ETag and the new content. Chaining
- * the previous value means a record changed back to earlier content still gets a new ETag,
- * so a stale If-Match can never match again (no ABA).
+ * A fresh strong ETag for a record's new version: SHA-256 over 128 random bits, quoted. It
+ * says nothing about the content, so it cannot confirm guesses of fields the caller may not
+ * read; every write gets a new value, so a stale If-Match never matches again (no ABA).
  */
-export function nextEtag(previous: string | null, record: Readonly<Record<string, unknown>>): string {
-  const hash = createHash('sha256');
-  hash.update(previous ?? '');
-  hash.update('\n');
-  hash.update(canonicalJson(record));
-  return `"${hash.digest('base64url')}"`;
+export function nextEtag(): string {
+  return `"${createHash('sha256').update(randomBytes(16)).digest('base64url')}"`;
 }
 
-/** JSON with object keys sorted, so equal records hash equally. */
+/** JSON with object keys sorted, so equal values serialise equally (idempotency fingerprints). */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

@@ -46,7 +46,7 @@ function auditRow(dialect: SqlDialect, context: RequestContext, event: AuditEven
     old_values: maskSpecial(event.resource, event.oldValues),
     new_values: maskSpecial(event.resource, event.newValues),
   };
-  return { ...recordToRow(auditLogs, dialect, record), etag: nextEtag(null, record) };
+  return { ...recordToRow(auditLogs, dialect, record), etag: nextEtag() };
 }
 
 /**

@@ -73,7 +73,7 @@ export class UnitOfWork extends ScopedQueries {
   async insert(resource: ResourceDef, draft: NewRecord): Promise<Written> {
     const at = this.at;
     const record: ApiRecord = { ...emptyRecord(resource), ...this.ownedBy(resource, draft.values), _id: draft.id, tenant_id: draft.owner, created_at: at, updated_at: at };
-    const etag = nextEtag(null, record);
+    const etag = nextEtag();
     const row: Row = { ...recordToRow(resource, this.dialect, record), ...draft.columns, etag };
     await this.db.insertInto(resource.table).values(row).execute();
     await this.changed(resource, row, 'create', `${resource.name}.created`, null, rowToRecord(resource, this.dialect, row));
@@ -90,7 +90,7 @@ export class UnitOfWork extends ScopedQueries {
   async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string } = {}): Promise<Written> {
     const before = rowToRecord(resource, this.dialect, current);
     const merged: ApiRecord = { ...before, ...changes, updated_at: this.at };
-    const etag = nextEtag(previousEtag, merged);
+    const etag = nextEtag();
     const update: Row = { ...recordToRow(resource, this.dialect, { ...changes, updated_at: merged.updated_at }), etag };
     const result = await this.db.updateTable(resource.table).set(update).where('_id', '=', String(current._id)).where('etag', '=', previousEtag).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
@@ -107,7 +107,7 @@ export class UnitOfWork extends ScopedQueries {
   async softDelete(resource: ResourceDef, current: Row, previousEtag: string): Promise<void> {
     const result = await this.db
       .updateTable(resource.table)
-      .set({ deleted_at: this.dialect.toDb('timestamp', this.at), etag: nextEtag(previousEtag, { deleted: true }) })
+      .set({ deleted_at: this.dialect.toDb('timestamp', this.at), etag: nextEtag() })
       .where('_id', '=', String(current._id))
       .where('etag', '=', previousEtag)
       .executeTakeFirst();

@@ -23,6 +23,7 @@ import { coveringHoldingsIndexMigration } from './migrations/0019-covering-holdi
 import { retentionIndexesMigration } from './migrations/0020-retention-indexes.js';
 import { idempotencyAnswerRecordsMigration } from './migrations/0021-idempotency-answer-records.js';
 import { totpLockoutMigration } from './migrations/0022-totp-lockout.js';
+import { randomEtagsMigration } from './migrations/0023-random-etags.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -50,6 +51,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0020-retention-indexes': retentionIndexesMigration(),
     '0021-idempotency-answer-records': idempotencyAnswerRecordsMigration(database.dialect),
     '0022-totp-lockout': totpLockoutMigration(),
+    '0023-random-etags': randomEtagsMigration(database.dialect),
   };
 }
 

@@ -8,7 +8,7 @@ function header(description: string, schema: OpenApiObject = { type: 'string' })
 
 /** `components.headers`: response headers shared by operations. */
 export const headerComponents: Record<string, OpenApiObject> = {
-  ETag: header('Strong, quoted, SHA-256 based; changes on every write. Send it back in `If-Match`.'),
+  ETag: header('Strong, quoted and opaque: SHA-256 based over random bits, nothing of the content; changes on every write. Send it back in `If-Match`.'),
   Location: header('Absolute URL of the created record.', { type: 'string', format: 'uri' }),
   'X-Total-Count': header('Number of matching records.', { type: 'integer', minimum: 0 }),
   'X-Page': header('This page, starting at 1.', { type: 'integer', minimum: 1 }),

@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../src/core/etag.js';
+import { rowToRecord } from '../../../src/data/record-codec.js';
+import type { Row } from '../../../src/data/record-codec.js';
 import type { Database, DialectName } from '../../../src/db/dialect.js';
 import { migrateTo, migrateToLatest, migrationNames } from '../../../src/db/migrate.js';
 import { openPostgres } from '../../../src/db/postgres.js';
@@ -7,6 +12,7 @@ import { openSqlite } from '../../../src/db/sqlite.js';
 import { defineResource } from '../../../src/registry/define-resource.js';
 import { getResource, resources } from '../../../src/registry/index.js';
 import { dialects, freshPostgresUrl } from '../../support/databases.js';
+import { createHarness, crud } from '../../support/harness.js';
 
 async function emptyDatabase(dialect: DialectName): Promise<Database> {
   return dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres({ connectionString: await freshPostgresUrl(), poolSize: 2, statementTimeoutMs: 5000 });
@@ -113,6 +119,64 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       ['p1', 3 * 86_400_000],
       ['p2', 30 * 60_000],
     ]);
+  });
+
+  it('0023 gives every existing row a fresh random ETag; the old one is stale, the new one works in If-Match', async () => {
+    const h = await createHarness(dialect);
+    try {
+      const tenant = await h.tenant('T');
+      const token = await h.bearer(tenant, [...crud('products'), ...crud('users'), 'users:read:email', 'users:write:email']);
+      const product = await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Loft', address: 'Main St 1', city: 'Berlin', zip_code: '10115', total_items: 3 } });
+      const user = await h.request({ method: 'POST', url: '/v1/users', token, body: { email: 'old@example.test', first_name: 'Old' } });
+      const productId = String(product.json()._id);
+      // Rows as the code before 0023 left them: ETags that hash the full stored record.
+      for (const [resource, id] of [
+        ['products', productId],
+        ['users', String(user.json()._id)],
+      ] as const) {
+        const def = getResource(resource);
+        const row = (await h.database.db.selectFrom(def.table).selectAll().where('_id', '=', id).executeTakeFirstOrThrow()) as Row;
+        const hashed = `"${createHash('sha256')
+          .update('\n')
+          .update(canonicalJson(rowToRecord(def, h.database.dialect, row)))
+          .digest('base64url')}"`;
+        await h.database.db.updateTable(def.table).set({ etag: hashed }).where('_id', '=', id).execute();
+      }
+      const etags = async () => {
+        const out = new Map<string, string>();
+        for (const table of (await h.database.db.introspection.getTables()).filter((t) => t.columns.some((c) => c.name === 'etag'))) {
+          for (const row of await h.database.db.selectFrom(table.name).select(['_id', 'etag']).execute()) out.set(`${table.name}/${String(row._id)}`, String(row.etag));
+        }
+        return out;
+      };
+      const before = await etags();
+      expect([...before.keys()].map((key) => key.split('/')[0])).toEqual(expect.arrayContaining(['tenants', 'api_clients', 'products', 'users', 'audit_logs']));
+      const stale = before.get(`products/${productId}`) ?? '';
+
+      // The database at 0021 with these rows, upgraded.
+      await sql`delete from kysely_migration where name = '0023-random-etags'`.execute(h.database.db);
+      expect((await migrateToLatest(h.database)).applied).toEqual(['0023-random-etags']);
+
+      const after = await etags();
+      expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+      for (const [key, etag] of after) {
+        expect(etag, key).not.toBe(before.get(key));
+        expect(etag, key).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      }
+      expect(new Set(after.values()).size).toBe(after.size);
+      // The audit trail is append-only again.
+      await expect(h.database.db.updateTable('audit_logs').set({ etag: '"x"' }).execute()).rejects.toThrow(/append-only/);
+
+      const patch = (etag: string) => h.request({ method: 'PATCH', url: `/v1/products/${productId}`, token, headers: { 'if-match': etag }, body: { total_items: 4 } });
+      expect((await patch(stale)).statusCode).toBe(412);
+      const read = await h.request({ method: 'GET', url: `/v1/products/${productId}`, token });
+      expect(read.headers.etag).toBe(after.get(`products/${productId}`));
+      const patched = await patch(String(read.headers.etag));
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json().total_items).toBe(4);
+    } finally {
+      await h.close();
+    }
   });
 
   it('a registry field without a migration is reported with the field, the table and the fix', async () => {
