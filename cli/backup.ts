@@ -6,7 +6,7 @@ import type { Config } from '../src/config/config.js';
 import { acquireDataDirLock, lockFileName } from '../src/db/data-dir-lock.js';
 import { migrationNames } from '../src/db/migrate.js';
 import { openSqlite } from '../src/db/sqlite.js';
-import { OperatorError } from './operator-error.js';
+import { OperatorError, requireOption } from './operator-error.js';
 import { TarWriter, copyMember, listTar, readMember } from './tar-file.js';
 import type { TarMember } from './tar-file.js';
 
@@ -88,9 +88,8 @@ function appliedMigrations(db: BetterSqlite3.Database): string[] {
 
 /** `backup --to FILE`: see the module comment. Refuses to overwrite FILE. */
 export function backup(config: StorageConfig, options: { to: string | undefined }): Record<string, unknown> {
+  const target = resolve(requireOption(options.to, '--to', ' (a FILE)'));
   requireSqlite(config, 'backup');
-  if (!options.to) throw new OperatorError('usage', '--to FILE is required');
-  const target = resolve(options.to);
   if (existsSync(target)) throw new OperatorError('exists', `${target} exists; a backup never overwrites a file`);
   if (!existsSync(dirname(target))) throw new OperatorError('not_found', `the directory ${dirname(target)} does not exist`);
   const source = join(config.dataDir, databaseFile);
@@ -199,9 +198,8 @@ function contentsOf(dir: string): string[] {
  * database (with its WAL and shared-memory files) and the key files, nothing else.
  */
 export async function restore(config: StorageConfig, options: { from: string | undefined; force: boolean }): Promise<Record<string, unknown>> {
+  const from = resolve(requireOption(options.from, '--from', ' (a FILE)'));
   requireSqlite(config, 'restore');
-  if (!options.from) throw new OperatorError('usage', '--from FILE is required');
-  const from = resolve(options.from);
   let fd: number;
   try {
     fd = openSync(from, 'r');

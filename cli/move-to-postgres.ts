@@ -10,7 +10,7 @@ import { openPostgres, postgresDialect } from '../src/db/postgres.js';
 import { openSqlite, sqliteDialect } from '../src/db/sqlite.js';
 import type { FieldType } from '../src/registry/types.js';
 import { databaseFile } from './backup.js';
-import { OperatorError } from './operator-error.js';
+import { OperatorError, requireOption, usageError } from './operator-error.js';
 
 /**
  * `move-to-postgres --to postgres://…`: copies every table of DATA_DIR's SQLite database
@@ -253,8 +253,8 @@ async function fixSequences(trx: Db, tables: ReadonlySet<string>): Promise<Recor
 
 /** `move-to-postgres`: see the module comment. */
 export async function moveToPostgres(config: Pick<Config, 'dataDir' | 'dbStatementTimeoutMs'>, options: { to: string | undefined }): Promise<Record<string, unknown>> {
-  if (!options.to) throw new OperatorError('usage', '--to postgres://… is required');
-  if (!/^postgres(ql)?:\/\//.test(options.to)) throw new OperatorError('usage', '--to must be a postgres:// URL');
+  const to = requireOption(options.to, '--to', ' (a postgres:// URL)');
+  if (!/^postgres(ql)?:\/\//.test(to)) throw usageError('--to must be a postgres:// URL', '--to');
   const file = resolve(join(config.dataDir, databaseFile));
   if (!existsSync(file)) throw new OperatorError('not_found', `no SQLite database at ${file} (DATA_DIR)`);
   const started = Date.now();
@@ -263,8 +263,8 @@ export async function moveToPostgres(config: Pick<Config, 'dataDir' | 'dbStateme
   let target: Database | undefined;
   try {
     source = openSqlite(file);
-    target = openPostgres({ connectionString: options.to, poolSize: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
-    return await move(source, target, file, options.to, started);
+    target = openPostgres({ connectionString: to, poolSize: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
+    return await move(source, target, file, to, started);
   } finally {
     await target?.close();
     await source?.close();
