@@ -5,8 +5,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Config } from '../src/config/config.js';
 import { acquireDataDirLock, lockFileName } from '../src/db/data-dir-lock.js';
 import { migrationNames } from '../src/db/migrate.js';
+import { runtimeStateTables } from '../src/db/service-tables.js';
 import { openSqlite } from '../src/db/sqlite.js';
-import { OperatorError } from './operator-error.js';
+import { OperatorError, requireOption } from './operator-error.js';
 import { TarWriter, copyMember, listTar, readMember } from './tar-file.js';
 import type { TarMember } from './tar-file.js';
 
@@ -26,6 +27,8 @@ import type { TarMember } from './tar-file.js';
  *   and the SHA-256 of every other member.
  * The per-subject keys of the audit trail's crypto-shredding live in the database
  * (`subject_keys`): erased subjects' keys are already destroyed in the copy.
+ * `restore` empties the run-time state tables (background job leases) of what it restores:
+ * they belong to the processes of the backed-up service, not to its data.
  */
 
 export const databaseFile = 'booking.sqlite';
@@ -88,9 +91,8 @@ function appliedMigrations(db: BetterSqlite3.Database): string[] {
 
 /** `backup --to FILE`: see the module comment. Refuses to overwrite FILE. */
 export function backup(config: StorageConfig, options: { to: string | undefined }): Record<string, unknown> {
+  const target = resolve(requireOption(options.to, '--to', ' (a FILE)'));
   requireSqlite(config, 'backup');
-  if (!options.to) throw new OperatorError('usage', '--to FILE is required');
-  const target = resolve(options.to);
   if (existsSync(target)) throw new OperatorError('exists', `${target} exists; a backup never overwrites a file`);
   if (!existsSync(dirname(target))) throw new OperatorError('not_found', `the directory ${dirname(target)} does not exist`);
   const source = join(config.dataDir, databaseFile);
@@ -199,9 +201,8 @@ function contentsOf(dir: string): string[] {
  * database (with its WAL and shared-memory files) and the key files, nothing else.
  */
 export async function restore(config: StorageConfig, options: { from: string | undefined; force: boolean }): Promise<Record<string, unknown>> {
+  const from = resolve(requireOption(options.from, '--from', ' (a FILE)'));
   requireSqlite(config, 'restore');
-  if (!options.from) throw new OperatorError('usage', '--from FILE is required');
-  const from = resolve(options.from);
   let fd: number;
   try {
     fd = openSync(from, 'r');
@@ -253,7 +254,10 @@ export async function restore(config: StorageConfig, options: { from: string | u
             closeSync(out);
           }
         }
-        const tables = await checkRestoredDatabase(join(config.dataDir, `${databaseFile}.restore-${process.pid}`), manifest);
+        const stagedDatabase = join(config.dataDir, `${databaseFile}.restore-${process.pid}`);
+        const checked = await checkRestoredDatabase(stagedDatabase, manifest);
+        const notRestored = dropRuntimeState(stagedDatabase);
+        const tables = { ...checked, ...Object.fromEntries(Object.keys(notRestored).map((table) => [table, 0])) };
         // A WAL left by the replaced database would be replayed into the restored one.
         for (const suffix of ['-wal', '-shm', '-journal']) rmSync(join(config.dataDir, `${databaseFile}${suffix}`), { force: true });
         for (const [temporary, final] of staged) renameSync(temporary, final);
@@ -267,6 +271,7 @@ export async function restore(config: StorageConfig, options: { from: string | u
           keys: manifest.keys,
           files: manifest.files,
           tables,
+          not_restored: notRestored,
           ...(manifest.keys.signing_keys === 'external' ? { note: 'signing keys were supplied by SIGNING_KEYS_FILE when the backup was taken; supply the same file' } : {}),
         };
       } finally {
@@ -277,6 +282,23 @@ export async function restore(config: StorageConfig, options: { from: string | u
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Empties the run-time state tables of the staged database (background job leases): they
+ * name the processes that used the database the backup was taken of, and a lease carried
+ * over would make the restored service skip that job's next run. Returns the rows dropped.
+ */
+function dropRuntimeState(file: string): Record<string, number> {
+  const raw = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    const present = new Set(raw.prepare(`select name from sqlite_master where type = 'table'`).pluck().all() as string[]);
+    const dropped: Record<string, number> = {};
+    for (const table of runtimeStateTables) if (present.has(table)) dropped[table] = raw.prepare(`delete from "${table}"`).run().changes;
+    return dropped;
+  } finally {
+    raw.close();
   }
 }
 

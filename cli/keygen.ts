@@ -3,6 +3,7 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { calculateJwkThumbprint } from 'jose';
 import type { JWK } from 'jose';
 import { validationError } from '../src/http/errors.js';
+import { requireOption } from './operator-error.js';
 
 /** A P-256 key pair for an API client, in memory, with the `kid` the service gives it by default. */
 export interface ClientKeyPair {
@@ -24,9 +25,9 @@ export async function generateClientKey(): Promise<ClientKeyPair> {
 
 /** Refuses early when `NAME.key` or `NAME.pub` exists: an existing key may still be in use. */
 export function checkKeyFilesFree(out: string | undefined, flag: string): string {
-  if (!out) throw validationError([{ field: flag, message: 'is required (file name without extension, e.g. client)' }]);
-  if (existsSync(`${out}.key`) || existsSync(`${out}.pub`)) throw validationError([{ field: flag, message: `${out}.key or ${out}.pub already exists; remove it or choose another name` }]);
-  return out;
+  const name = requireOption(out, flag, ' (file name without extension, e.g. client)');
+  if (existsSync(`${name}.key`) || existsSync(`${name}.pub`)) throw validationError([{ field: flag, message: `${name}.key or ${name}.pub already exists; remove it or choose another name` }]);
+  return name;
 }
 
 /** Writes `NAME.key` (PKCS8 PEM, mode 0600) and `NAME.pub` (SPKI PEM); never overwrites. */

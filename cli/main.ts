@@ -10,7 +10,7 @@ import { backup, restore } from './backup.js';
 import { openCliDatabase } from './cli-database.js';
 import { keygen } from './keygen.js';
 import { moveToPostgres } from './move-to-postgres.js';
-import { OperatorError } from './operator-error.js';
+import { OperatorError, exitStatusOf, isUsageError, usageError } from './operator-error.js';
 import { buildOperatorServices } from './operator-services.js';
 import type { OperatorServices } from './operator-services.js';
 import { token } from './token.js';
@@ -41,7 +41,8 @@ const usage = `Usage: npm run --silent cli -- <command> [options]
                               database, verified by row counts and checksums; the service must be stopped)
 
 Runs against the storage the server uses (DATA_DIR, DATABASE_URL) and prints one JSON object
-on stdout: the result, or {"error", "detail"}. Exit status: 0 done, 1 refused or failed, 2 usage.`;
+on stdout: the result, or {"error", "detail"}. Exit status: 0 done; 1 refused or failed; 2 usage
+error ({"error":"usage"}: unknown command or action, unknown, missing or malformed option).`;
 
 type Handler = (services: OperatorServices, values: Record<string, string | undefined>) => Promise<unknown>;
 /** A command that manages the storage itself: it gets the settings, and opens what it needs. */
@@ -139,18 +140,22 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-/** A usage error: JSON on stdout for scripts, the usage text on stderr for people. */
-function usageError(detail: string): number {
-  print({ error: 'usage', detail });
-  console.error(`${detail}\n\n${usage}`);
-  return 2;
-}
-
 function errorBody(error: unknown): Record<string, unknown> {
   if (error instanceof ApiError) return { error: error.code, detail: error.message, ...(error.errors ? { errors: error.errors } : {}) };
   if (error instanceof OperatorError) return { error: error.code, detail: error.message, ...error.details };
   if (error instanceof DataDirInUseError) return { error: error.code, detail: error.message, holder: error.holder };
   return { error: 'failed', detail: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Every way a command ends in error: the JSON on stdout for scripts and the exit status, the
+ * same for a usage error found while parsing and one a command finds (a missing option); a
+ * usage error also prints the usage text on stderr, for people.
+ */
+function fail(error: unknown): number {
+  print(errorBody(error));
+  if (isUsageError(error)) console.error(`${error.message}\n\n${usage}`);
+  return exitStatusOf(error);
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -162,12 +167,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const twoWords = argv.slice(0, 2).join(' ');
   const name = !Object.hasOwn(commands, twoWords) && Object.hasOwn(commands, argv[0] ?? '') ? (argv[0] ?? '') : twoWords;
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
-  if (!command) return usageError(name ? `unknown command "${name}"` : 'no command given');
+  if (!command) return fail(usageError(name ? `unknown command "${name}"` : 'no command given'));
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({ args: [...argv.slice(name.split(' ').length)], options: command.options, strict: true, allowPositionals: false }) as { values: Record<string, string | undefined> });
   } catch (error) {
-    return usageError((error as Error).message);
+    return fail(usageError((error as Error).message));
   }
   let database: Database | undefined;
   try {
@@ -187,8 +192,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    print(errorBody(error));
-    return error instanceof OperatorError && error.code === 'usage' ? 2 : 1;
+    return fail(error);
   } finally {
     await database?.close();
   }

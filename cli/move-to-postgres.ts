@@ -7,10 +7,11 @@ import { acquireDataDirLock } from '../src/db/data-dir-lock.js';
 import type { Database, Db } from '../src/db/dialect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openPostgres, postgresDialect } from '../src/db/postgres.js';
+import { runtimeStateTables } from '../src/db/service-tables.js';
 import { openSqlite, sqliteDialect } from '../src/db/sqlite.js';
 import type { FieldType } from '../src/registry/types.js';
 import { databaseFile } from './backup.js';
-import { OperatorError } from './operator-error.js';
+import { OperatorError, requireOption, usageError } from './operator-error.js';
 
 /**
  * `move-to-postgres --to postgres://…`: copies every table of DATA_DIR's SQLite database
@@ -25,6 +26,10 @@ import { OperatorError } from './operator-error.js';
  *    error rolls everything back: the target is left empty and the command can be re-run.
  * 3. After the commit, `VACUUM (ANALYZE)` of the copied tables, so the service starts with
  *    planner statistics (a failure there is reported; the move stands).
+ *
+ * The run-time state tables (`runtimeStateTables`: background job leases) are not data: they
+ * are neither copied nor counted, checksummed or required to be empty in the target; the
+ * report gives their source row counts under `not_copied`.
  *
  * Values convert through the dialects: SQLite's stored form → API form
  * (`sqliteDialect.fromDb`) → PostgreSQL's stored form (`postgresDialect.toDb`), with the
@@ -146,8 +151,12 @@ async function countRows(db: Db, table: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Every source table must exist in the target with its columns; empty leftovers of SQLite's own bookkeeping are skipped. */
-async function planTables(source: Database, target: Database): Promise<{ plans: TablePlan[]; skipped: string[] }> {
+/**
+ * Every source table must exist in the target with its columns; empty leftovers of SQLite's
+ * own bookkeeping are skipped, and the run-time state tables are left behind (`notCopied`:
+ * their rows in the source).
+ */
+async function planTables(source: Database, target: Database): Promise<{ plans: TablePlan[]; skipped: string[]; notCopied: Record<string, number> }> {
   const { rows: targetColumns } = await sql<{ table_name: string; column_name: string; udt_name: string }>`
     select table_name, column_name, udt_name from information_schema.columns where table_schema = current_schema()`.execute(target.db);
   const columnsOf = new Map<string, Map<string, string>>();
@@ -158,7 +167,13 @@ async function planTables(source: Database, target: Database): Promise<{ plans: 
   }
   const plans: TablePlan[] = [];
   const skipped: string[] = [];
+  const notCopied: Record<string, number> = {};
+  const runtimeState = new Set<string>(runtimeStateTables);
   for (const table of await sourceTables(source.db)) {
+    if (runtimeState.has(table)) {
+      notCopied[table] = await countRows(source.db, table);
+      continue;
+    }
     const there = columnsOf.get(table);
     if (!there) {
       if ((await countRows(source.db, table)) === 0) {
@@ -172,7 +187,7 @@ async function planTables(source: Database, target: Database): Promise<{ plans: 
     if (missing.length > 0) throw new OperatorError('schema_mismatch', `table ${table}: columns ${missing.join(', ')} are missing in the PostgreSQL database`);
     plans.push({ table, columns: names.map((name) => ({ name, kind: kindOfUdt[there.get(name) ?? ''] ?? 'raw' })) });
   }
-  return { plans, skipped };
+  return { plans, skipped, notCopied };
 }
 
 /** Tables in an order that inserts every referenced row before its referrers (by name otherwise). */
@@ -253,8 +268,8 @@ async function fixSequences(trx: Db, tables: ReadonlySet<string>): Promise<Recor
 
 /** `move-to-postgres`: see the module comment. */
 export async function moveToPostgres(config: Pick<Config, 'dataDir' | 'dbStatementTimeoutMs'>, options: { to: string | undefined }): Promise<Record<string, unknown>> {
-  if (!options.to) throw new OperatorError('usage', '--to postgres://… is required');
-  if (!/^postgres(ql)?:\/\//.test(options.to)) throw new OperatorError('usage', '--to must be a postgres:// URL');
+  const to = requireOption(options.to, '--to', ' (a postgres:// URL)');
+  if (!/^postgres(ql)?:\/\//.test(to)) throw usageError('--to must be a postgres:// URL', '--to');
   const file = resolve(join(config.dataDir, databaseFile));
   if (!existsSync(file)) throw new OperatorError('not_found', `no SQLite database at ${file} (DATA_DIR)`);
   const started = Date.now();
@@ -263,8 +278,8 @@ export async function moveToPostgres(config: Pick<Config, 'dataDir' | 'dbStateme
   let target: Database | undefined;
   try {
     source = openSqlite(file);
-    target = openPostgres({ connectionString: options.to, poolSize: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
-    return await move(source, target, file, options.to, started);
+    target = openPostgres({ connectionString: to, poolSize: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
+    return await move(source, target, file, to, started);
   } finally {
     await target?.close();
     await source?.close();
@@ -281,7 +296,7 @@ async function move(source: Database, target: Database, file: string, to: string
     throw new OperatorError('target_unavailable', `cannot prepare ${redact(to)}: ${(error as Error).message}${cause}`);
   }
   const { rows: applied } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(source.db);
-  const { plans, skipped } = await planTables(source, target);
+  const { plans, skipped, notCopied } = await planTables(source, target);
   const ordered = await dependencyOrder(target.db, plans);
   const report = await target.db.transaction().execute(async (trx) => {
     await sql`set local statement_timeout = 0`.execute(trx);
@@ -325,6 +340,7 @@ async function move(source: Database, target: Database, file: string, to: string
     tables: report.tables,
     total_rows: totalRows,
     skipped,
+    not_copied: notCopied,
     sequences: report.sequences,
     statistics,
     duration_ms: Date.now() - started,

@@ -6,8 +6,9 @@ import { runUnitOfWork } from '../src/data/unit-of-work.js';
 import { executeAction } from '../src/handlers/execute.js';
 import { checkInput } from '../src/actions/input-schemas.js';
 import { actionKey, actions, findAction } from '../src/actions/index.js';
-import { validationError } from '../src/http/errors.js';
+import { ApiError, validationError } from '../src/http/errors.js';
 import { checkKeyFilesFree, generateClientKey, writeKeyFiles } from './keygen.js';
+import { requireOption as need, usageError } from './operator-error.js';
 import type { QueryString } from '../src/query/list-query.js';
 import { asSystem, systemNodeId } from '../src/core/principal.js';
 import type { TenantScope } from '../src/core/principal.js';
@@ -21,11 +22,6 @@ import type { RequestContext } from '../src/core/request-context.js';
 
 type Maybe = string | undefined;
 
-function need(value: Maybe, flag: string): string {
-  if (value === undefined || value === '') throw validationError([{ field: flag, message: 'is required' }]);
-  return value;
-}
-
 function readKey(file: string): string {
   try {
     return readFileSync(file, 'utf8');
@@ -38,8 +34,30 @@ function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw validationError([{ field: '--body', message: 'is not valid JSON' }]);
+    throw usageError('--body is not valid JSON', '--body');
   }
+}
+
+/** The HTTP header a system caller names its tenant node with, and the CLI's flag for it. */
+const tenantHeader = 'X-Tenant-Id';
+const tenantFlag = '--tenant';
+
+/**
+ * The API's problem as the operator should read it: the services speak of the request's
+ * `X-Tenant-Id` header, which on the command line is the `--tenant` flag. The HTTP answer
+ * is unchanged; only the CLI's copy is renamed.
+ */
+export function asCliProblem(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const errors = error.errors?.map((e) => (e.field === tenantHeader ? { ...e, field: tenantFlag } : e));
+  const named = error.message.includes(tenantHeader) || errors?.some((e) => e.field === tenantFlag);
+  if (!named) return error;
+  return new ApiError(error.code, error.message.replaceAll(tenantHeader, tenantFlag), {
+    ...(errors ? { errors: errors.map((e) => ({ ...e, message: e.message.replaceAll(tenantHeader, tenantFlag) })) } : {}),
+    headers: error.headers,
+    extensions: error.extensions,
+    cause: error,
+  });
 }
 
 /** A declared action's result as one JSON value (streams, i.e. exports, are not for the CLI). */
@@ -74,9 +92,9 @@ export async function buildOperatorServices(config: Config, database: Database) 
   /** Runs the action `<resource>.<name>` as the operator. */
   async function run(key: string, input: { tenant?: Maybe; id?: Maybe; body?: unknown; ifMatch?: Maybe; query?: QueryString }): Promise<ActionOutput> {
     const action = findAction(key);
-    if (!action) throw validationError([{ field: 'action', message: `unknown action ${key}; see "actions"` }]);
-    if (action.path.includes(':id') && !input.id) throw validationError([{ field: '--id', message: 'is required' }]);
-    if (action.rateLimitGroup === 'exports') throw validationError([{ field: 'action', message: 'exports stream; use GET /v1/{resource}/export' }]);
+    if (!action) throw usageError(`--action: unknown action ${key}; see "actions"`, '--action', `unknown action ${key}; see "actions"`);
+    if (action.path.includes(':id')) need(input.id, '--id', ` by ${key}`);
+    if (action.rateLimitGroup === 'exports') throw usageError(`--action ${key}: exports stream; use GET /v1/{resource}/export`, '--action');
     const result = await executeAction(
       action,
       {
@@ -88,7 +106,9 @@ export async function buildOperatorServices(config: Config, database: Database) 
         url: action.path.replace(':id', input.id ?? ''),
       },
       services,
-    );
+    ).catch((error: unknown) => {
+      throw asCliProblem(error);
+    });
     return { status: result.status, ...(result.headers?.etag ? { etag: result.headers.etag } : {}), ...(result.body === undefined ? {} : { body: result.body }) };
   }
 
@@ -107,7 +127,7 @@ export async function buildOperatorServices(config: Config, database: Database) 
     /** `action <resource>.<name>`: any declared action, JSON body and query as given. */
     runAction(input: { action: Maybe; tenant: Maybe; id: Maybe; body: Maybe; ifMatch: Maybe; query: Maybe }) {
       const query = Object.fromEntries(new URLSearchParams(input.query ?? '')) as QueryString;
-      return run(need(input.action, 'action'), { tenant: input.tenant, id: input.id, ifMatch: input.ifMatch, query, ...(input.body === undefined ? {} : { body: parseJsonBody(input.body) }) });
+      return run(need(input.action, '--action'), { tenant: input.tenant, id: input.id, ifMatch: input.ifMatch, query, ...(input.body === undefined ? {} : { body: parseJsonBody(input.body) }) });
     },
 
     async createTenant(input: { name: Maybe; level: Maybe; parent: Maybe; currency: Maybe }) {
@@ -126,16 +146,17 @@ export async function buildOperatorServices(config: Config, database: Database) 
      * is written, so a refused client leaves no tenant or key files behind.
      */
     async createClient(input: { name: Maybe; tenant: Maybe; newTenant?: Maybe; capabilities: Maybe; publicKeyFile: Maybe; generateKey?: Maybe; kid: Maybe; ipAllow: Maybe }) {
-      if ((input.tenant === undefined) === (input.newTenant === undefined)) throw validationError([{ field: '--tenant', message: 'give either --tenant ID or --new-tenant NAME' }]);
-      if ((input.publicKeyFile === undefined) === (input.generateKey === undefined))
-        throw validationError([{ field: '--public-key', message: 'give either --public-key FILE or --generate-key NAME' }]);
+      if ((input.tenant === undefined) === (input.newTenant === undefined)) throw usageError('give either --tenant ID or --new-tenant NAME', '--tenant');
+      if ((input.publicKeyFile === undefined) === (input.generateKey === undefined)) throw usageError('give either --public-key FILE or --generate-key NAME', '--public-key');
+      // The command line first (exit 2), then the files (a refusal, exit 1).
+      const name = need(input.name, '--name');
+      const capabilities = need(input.capabilities, '--capabilities');
+      if (input.newTenant !== undefined) need(input.newTenant, '--new-tenant');
       const keyOut = input.generateKey === undefined ? undefined : checkKeyFilesFree(input.generateKey, '--generate-key');
       const generated = keyOut === undefined ? undefined : await generateClientKey();
       const body: Record<string, unknown> = {
-        name: need(input.name, '--name'),
-        capabilities: need(input.capabilities, '--capabilities')
-          .split(/[\s,]+/)
-          .filter(Boolean),
+        name,
+        capabilities: capabilities.split(/[\s,]+/).filter(Boolean),
         public_key: generated ? generated.publicPem : readKey(need(input.publicKeyFile, '--public-key')),
       };
       if (input.kid) body.kid = input.kid;
@@ -159,13 +180,14 @@ export async function buildOperatorServices(config: Config, database: Database) 
     },
 
     async addClientKey(input: { client: Maybe; publicKeyFile: Maybe; kid: Maybe; overlapDays: Maybe }) {
-      const body: Record<string, unknown> = { public_key: readKey(need(input.publicKeyFile, '--public-key')) };
+      // The command line first (exit 2), then the key file (a refusal, exit 1).
+      const id = need(input.client, '--client');
+      const keyFile = need(input.publicKeyFile, '--public-key');
+      if (input.overlapDays !== undefined && !/^\d+$/.test(input.overlapDays)) throw usageError('--overlap-days must be a whole number', '--overlap-days');
+      const body: Record<string, unknown> = { public_key: readKey(keyFile) };
       if (input.kid) body.kid = input.kid;
-      if (input.overlapDays !== undefined) {
-        if (!/^\d+$/.test(input.overlapDays)) throw validationError([{ field: '--overlap-days', message: 'must be a whole number' }]);
-        body.overlap_days = Number(input.overlapDays);
-      }
-      return (await run('api-clients.rotate-key', { id: need(input.client, '--client'), body })).body;
+      if (input.overlapDays !== undefined) body.overlap_days = Number(input.overlapDays);
+      return (await run('api-clients.rotate-key', { id, body })).body;
     },
 
     /** Adds a signing key to the key file; running servers publish it within a minute. */
@@ -192,7 +214,7 @@ export async function buildOperatorServices(config: Config, database: Database) 
      */
     async runRetention(dryRun: boolean, all = false) {
       if (!all) return { dry_run: dryRun, policies: await applyRetentionPolicies(database, systemClock, { dryRun }) };
-      if (dryRun) throw validationError([{ field: '--dry-run', message: 'counts the retention policies only; it cannot be combined with --all' }]);
+      if (dryRun) throw usageError('--dry-run counts the retention policies only; it cannot be combined with --all', '--dry-run');
       const report = await runRetention(database, retentionSettingsFromConfig(config), systemClock, log);
       // The rows by kind, as `retention_rows_total` counts them; the audit cutoffs as `audit purge` prints them.
       return { all: true, rows: retentionRowCounts(report), audit_cutoffs: report.audit.cutoffs, policies: report.policies };

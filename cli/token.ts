@@ -4,6 +4,7 @@ import { algOfPkcs8, createClient } from '../packages/client/src/index.js';
 import type { DpopKeyPair } from '../packages/client/src/index.js';
 import { loadConfig } from '../src/config/config.js';
 import { validationError } from '../src/http/errors.js';
+import { requireOption, usageError } from './operator-error.js';
 
 type Maybe = string | undefined;
 
@@ -34,14 +35,14 @@ async function dpopKeyPair(pem: string): Promise<DpopKeyPair> {
  * thumbprint is printed as `dpop_jkt`; every call with it then needs a DPoP proof.
  */
 export async function token(input: { client: Maybe; key: Maybe; scope: Maybe; dpop: boolean; dpopKey: Maybe; kid: Maybe; url: Maybe }) {
-  if (!input.client) throw validationError([{ field: '--client', message: 'is required' }]);
-  if (!input.key) throw validationError([{ field: '--key', message: 'is required' }]);
-  if (input.dpopKey && !input.dpop) throw validationError([{ field: '--dpop-key', message: 'needs --dpop' }]);
-  const privateKey = readPem(input.key, '--key');
+  const clientId = requireOption(input.client, '--client');
+  const keyFile = requireOption(input.key, '--key');
+  if (input.dpopKey && !input.dpop) throw usageError('--dpop-key needs --dpop', '--dpop-key');
+  const privateKey = readPem(keyFile, '--key');
   const url = input.url ?? loadConfig(process.env, (path) => readFileSync(path, 'utf8')).publicUrl;
   const client = createClient({
     baseUrl: url,
-    clientId: input.client,
+    clientId,
     privateKey,
     retry: { maxRetryAfterSeconds: 5 },
     ...(input.kid ? { kid: input.kid } : {}),

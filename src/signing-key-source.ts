@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from './config/config.js';
 import type { Es512Signer } from './security/es512-signer.js';
 import { SigningKeyStore } from './security/signing-keys.js';
+import { ensureDataDir } from './lib/data-dir.js';
 
 /**
  * The access-token signing keys: the operator's JWKS from `SIGNING_KEYS_FILE`, or a key
@@ -21,5 +22,6 @@ export function openSigningKeys(
       throw new Error(`SIGNING_KEYS_FILE ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
+  ensureDataDir(config.dataDir);
   return SigningKeyStore.open({ file: join(config.dataDir, 'signing-keys.json'), ...options }, now);
 }

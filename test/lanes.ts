@@ -36,6 +36,7 @@ export const lanes = {
     'test/cli/backup-restore.test.ts',
     'test/cli/cli.test.ts',
     'test/cli/client-helpers.test.ts',
+    'test/cli/exit-status.test.ts',
     'test/cli/move-to-postgres.test.ts',
     'test/client/example.test.ts',
     'test/client/package.test.ts',

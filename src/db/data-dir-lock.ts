@@ -1,6 +1,7 @@
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { ensureDataDir } from '../lib/data-dir.js';
 
 /** The file a process holding a data directory keeps there (`DATA_DIR/data-dir.lock`). */
 export const lockFileName = 'data-dir.lock';
@@ -91,7 +92,7 @@ export function dataDirHolder(dataDir: string): LockHolder | undefined {
  * the stale file just read, so two processes taking over at once cannot both win.
  */
 export function acquireDataDirLock(dataDir: string, purpose: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(dataDir);
   const file = join(dataDir, lockFileName);
   const mine: LockHolder = { pid: process.pid, host: hostname(), purpose, since: new Date().toISOString() };
   const text = `${JSON.stringify(mine)}\n`;

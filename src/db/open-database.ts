@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
+import { ensureDataDir } from '../lib/data-dir.js';
 import type { Database } from './dialect.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
@@ -17,5 +18,6 @@ export function openDatabase(config: Pick<Config, 'databaseUrl' | 'databaseDirec
     });
   }
   if (config.databaseDirectUrl) throw new Error('DATABASE_DIRECT_URL needs DATABASE_URL');
+  ensureDataDir(config.dataDir);
   return openSqlite(join(config.dataDir, 'booking.sqlite'), { statementTimeoutMs: config.dbStatementTimeoutMs, ...sqlite });
 }

@@ -191,3 +191,11 @@ export interface ServiceTables {
     used_at: number | null;
   };
 }
+
+/**
+ * Tables that hold the run-time state of the processes using a database, not its data:
+ * `job_leases` names the process that runs a background job until the lease expires. A copy
+ * of the database (`cli restore`, `cli move-to-postgres`) leaves them behind: carried over,
+ * a lease of the old process would make the new one skip that job's next run.
+ */
+export const runtimeStateTables: readonly (keyof ServiceTables)[] = ['job_leases'];

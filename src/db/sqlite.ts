@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import type { DatabaseConnection, Driver, Expression, QueryCompiler, RawBuilder, SqliteDatabase, SqliteDialectConfig, SqliteStatement, SqlBool } from 'kysely';
+import { makeDirectory } from '../lib/data-dir.js';
 import type { FieldType } from '../registry/types.js';
 import { ChangeFeed } from './change-feed.js';
 import { notNow, registerDirectRead } from './direct-read.js';
@@ -198,7 +199,7 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
   if (file !== ':memory:') {
     // The file holds personal data and the audit trail's subject keys: owner only, like the
     // data key. SQLite gives its -wal and -shm files the database file's mode.
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectory(dirname(file), 0o700);
     closeSync(openSync(file, 'a', 0o600));
   }
   const raw = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });

@@ -56,7 +56,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   mfa_required: { status: 401, title: 'This operation needs a sign-in with a second factor (TOTP)' },
   invalid_grant: { status: 400, title: 'The code is wrong, expired, used or unknown' },
   daily_limit_reached: { status: 429, title: 'The daily limit of sign-in messages is reached' },
-  ip_not_allowed: { status: 403, title: 'The source address is not allowed for this client' },
+  ip_not_allowed: { status: 403, title: 'The source address is not allowed' },
   tenant_forbidden: { status: 403, title: 'Acting in another tenant requires system level' },
   field_forbidden: { status: 403, title: 'A field requires a capability the caller lacks' },
   not_found: { status: 404, title: 'Not found' },

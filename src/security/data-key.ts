@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDataDir } from '../lib/data-dir.js';
 
 /**
  * The service's data key: encrypts secrets at rest (TOTP keys) and keys the HMACs of
@@ -18,7 +19,7 @@ export class DataKey {
     }
     const file = join(options.dataDir, 'data-key');
     if (!existsSync(file)) {
-      mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+      ensureDataDir(options.dataDir);
       try {
         writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
       } catch (error) {

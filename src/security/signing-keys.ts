@@ -5,8 +5,9 @@
  * `published_at` member (epoch s); keys without it count as published long ago.
  */
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeDirectory } from '../lib/data-dir.js';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Es512Signer } from './es512-signer.js';
 import { chooseEs512Signer } from './libcrypto-es512-signer.js';
@@ -157,7 +158,7 @@ export class SigningKeyStore {
   async #persist(exclusive: boolean): Promise<boolean> {
     const file = this.#file as string;
     const body = { keys: this.#keys.map((key) => ({ ...key.privateJwk, published_at: key.publishedAt })) };
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectory(dirname(file), 0o700);
     const temp = `${file}.${randomUUID()}.tmp`;
     const handle = await open(temp, 'wx', 0o600);
     try {

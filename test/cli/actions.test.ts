@@ -91,11 +91,11 @@ describe('CLI commands derived from the declared actions', () => {
   );
 
   it(
-    "refuses an unknown action with the API's validation problem",
+    'refuses an unknown action as a usage error naming --action',
     async () => {
       const unknown = await runCli(['action', 'run', '--action', 'products.launch'], env);
-      expect(unknown.code).toBe(1);
-      expect(onlyJson(unknown)).toMatchObject({ error: 'validation_failed', errors: [{ field: 'action', message: expect.stringContaining('unknown action products.launch') }] });
+      expect(unknown.code).toBe(2);
+      expect(onlyJson(unknown)).toMatchObject({ error: 'usage', errors: [{ field: '--action', message: expect.stringContaining('unknown action products.launch') }] });
     },
     slow,
   );

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TarWriter } from '../../cli/tar-file.js';
 import { lockFileName } from '../../src/db/data-dir-lock.js';
@@ -212,6 +213,45 @@ describe('backup and restore of the SQLite storage while the service writes', ()
       expect(String(runs.map((r) => onlyJson(r).detail)[0])).toContain('../evil');
       expect(existsSync(join(dir, 'nowhere'))).toBe(false);
       expect(existsSync(join(dir, 'evil'))).toBe(false);
+    },
+    slow,
+  );
+});
+
+describe('restore leaves the background job leases of the backed-up service behind', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'booking-backup-leases-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it(
+    'a lease in the backup does not reach the restored database, and the report says so',
+    async () => {
+      const live = join(dir, 'live');
+      const created = await runCli(['tenant', 'create', '--name', 'Leased'], { DATA_DIR: live });
+      expect(created.code, created.stdout).toBe(0);
+      // The lease a running service holds: restored, it would make the new one skip its next run.
+      const source = new BetterSqlite3(join(live, 'booking.sqlite'));
+      try {
+        source.prepare('insert into job_leases (job, holder, expires_at) values (?, ?, ?)').run('retention', 'old-process', Date.now() + 3_600_000);
+      } finally {
+        source.close();
+      }
+      const archive = join(dir, 'leases.tar');
+      const backedUp = await runCli(['backup', '--to', archive], { DATA_DIR: live });
+      expect(backedUp.code, backedUp.stdout).toBe(0);
+      const restoredDir = join(dir, 'restored');
+      const restored = await runCli(['restore', '--from', archive], { DATA_DIR: restoredDir });
+      expect(restored.code, restored.stdout).toBe(0);
+      expect(onlyJson(restored)).toMatchObject({ not_restored: { job_leases: 1 }, tables: { job_leases: 0, tenants: 1 } });
+      const copy = new BetterSqlite3(join(restoredDir, 'booking.sqlite'), { readonly: true });
+      try {
+        expect(copy.prepare('select count(*) from job_leases').pluck().get()).toBe(0);
+        expect(copy.prepare('select count(*) from tenants').pluck().get()).toBe(1);
+      } finally {
+        copy.close();
+      }
     },
     slow,
   );

@@ -189,8 +189,8 @@ describe('operator CLI on sqlite', () => {
         audit_cutoffs: { data: expect.any(String), security: expect.any(String) },
         policies: [{ policy: id, processed: 0 }],
       });
-      expect(both.code).toBe(1);
-      expect(onlyJson(both)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--dry-run' }] });
+      expect(both.code).toBe(2);
+      expect(onlyJson(both)).toMatchObject({ error: 'usage', errors: [{ field: '--dry-run' }] });
     },
     slow,
   );

@@ -66,8 +66,8 @@ describe('cli keygen and cli token', { shuffle: false }, () => {
       expect(again.code).toBe(1);
       expect(onlyJson(again)).toMatchObject({ error: 'validation_failed', detail: expect.stringContaining('already exists') });
       const missing = await runCli(['keygen'], env);
-      expect(missing.code).toBe(1);
-      expect(onlyJson(missing)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--out', message: expect.any(String) }] });
+      expect(missing.code).toBe(2);
+      expect(onlyJson(missing)).toMatchObject({ error: 'usage', errors: [{ field: '--out', message: expect.any(String) }] });
     },
     slow,
   );
@@ -104,7 +104,8 @@ describe('cli keygen and cli token', { shuffle: false }, () => {
       expect(refused.code).toBe(1);
       expect(onlyJson(refused)).toMatchObject({ error: 'failed', detail: expect.stringContaining('invalid_client') });
       const missing = await runCli(['token', '--key', join(dir, 'client.key')], env);
-      expect(onlyJson(missing)).toMatchObject({ error: 'validation_failed', errors: [{ field: '--client', message: 'is required' }] });
+      expect(missing.code).toBe(2);
+      expect(onlyJson(missing)).toMatchObject({ error: 'usage', errors: [{ field: '--client', message: 'is required' }] });
     },
     slow,
   );

@@ -360,4 +360,37 @@ describe('move-to-postgres', () => {
     },
     slow,
   );
+
+  it(
+    'leaves the background job leases behind: no lease row reaches PostgreSQL, and the report says so',
+    async () => {
+      const data = join(dir, 'leases');
+      const created = await runCli(['tenant', 'create', '--name', 'Leased'], { DATA_DIR: data });
+      expect(created.code, created.stdout).toBe(0);
+      // The lease a running service holds: copied, it would make the new one skip its next run.
+      const file = new BetterSqlite3(join(data, 'booking.sqlite'));
+      try {
+        file.prepare('insert into job_leases (job, holder, expires_at) values (?, ?, ?)').run('retention', 'old-process', Date.now() + 3_600_000);
+      } finally {
+        file.close();
+      }
+      const url = await freshPostgresUrl();
+      const moved = await runCli(['move-to-postgres', '--to', url], { DATA_DIR: data });
+      expect(moved.code, moved.stdout).toBe(0);
+      const report = onlyJson(moved) as { tables: Record<string, { rows: number }>; total_rows: number; not_copied: Record<string, number> };
+      expect(report.not_copied).toEqual({ job_leases: 1 });
+      expect(Object.keys(report.tables)).not.toContain('job_leases');
+      expect(report.tables.tenants?.rows).toBe(1);
+      expect(report.total_rows).toBe(Object.values(report.tables).reduce((sum, t) => sum + t.rows, 0));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: string }>('select count(*) as n from job_leases');
+        expect(Number(rows[0]?.n)).toBe(0);
+      } finally {
+        await client.end();
+      }
+    },
+    slow,
+  );
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ async function boot(env: Record<string, string>): Promise<{ code: number | null;
     cwd: repoRoot,
     env: childEnv({ DATA_DIR: dir, PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A boot that hangs is killed (exit code null), so a test fails instead of waiting forever.
+    timeout: 30_000,
   });
   let stdout = '';
   let stderr = '';
@@ -70,6 +72,33 @@ describe('a bad address, URL or file setting stops the real server before the da
       // Refused before the data directory was locked or the database opened.
       expect(existsSync(join(dataDir, 'booking.sqlite'))).toBe(false);
       expect(existsSync(dataDir)).toBe(false);
+    },
+    60_000,
+  );
+});
+
+describe('a DATA_DIR that cannot be made stops the real server promptly', () => {
+  it.each([
+    // Node's recursive mkdir retries a /proc path forever: the boot used to hang here.
+    ['under /proc', () => '/proc/nope', /^startup failed: DATA_DIR: cannot create "\/proc\/nope": .*ENOENT/],
+    [
+      'through a regular file',
+      () => {
+        const file = join(mkdtempSync(join(dir, 'case-')), 'a-file');
+        writeFileSync(file, '');
+        return join(file, 'data');
+      },
+      /^startup failed: DATA_DIR: cannot create ".*a-file\/data": a parent is not a directory/,
+    ],
+  ])(
+    '%s: exit 1, one line on stderr naming DATA_DIR',
+    async (_name, dataDir, message) => {
+      const { code, stdout, stderr } = await boot({ DATA_DIR: dataDir() });
+      expect(code).toBe(1);
+      const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(stdout).toBe('');
     },
     60_000,
   );
