@@ -232,6 +232,12 @@ describe('move-to-postgres', () => {
       const tables = moved.tables as Record<string, { rows: number; checksum: string }>;
       for (const [table, rows] of Object.entries(counts)) {
         if (table.startsWith('kysely_') || table === 'append_only_gate') continue;
+        // Run-time state, not data: reported as left behind, never copied.
+        if (table === 'job_leases') {
+          expect(tables[table], table).toBeUndefined();
+          expect(moved.not_copied, table).toEqual({ job_leases: rows });
+          continue;
+        }
         expect(tables[table]?.rows, table).toBe(rows);
       }
       for (const table of [
