@@ -143,7 +143,8 @@ describe('two instances through PgBouncer (transaction pooling) on one PostgreSQ
       };
       await make('writer', tenantId, 'products:list products:read products:create webhooks:create webhooks:read');
       await make('victim', tenantId, 'products:list');
-      await make('admin', 'system', 'api-clients:read api-clients:update');
+      // It holds what the victim holds: a caller manages no client stronger than itself (the grant ceiling).
+      await make('admin', 'system', 'api-clients:read api-clients:update products:list');
     } finally {
       await database.close();
     }
