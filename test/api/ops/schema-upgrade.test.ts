@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../src/core/etag.js';
 import { rowToRecord } from '../../../src/data/record-codec.js';
 import type { Row } from '../../../src/data/record-codec.js';
 import type { Database, DialectName } from '../../../src/db/dialect.js';
@@ -13,6 +11,7 @@ import { defineResource } from '../../../src/registry/define-resource.js';
 import { getResource, resources } from '../../../src/registry/index.js';
 import { dialects, freshPostgresUrl } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
+import { contentHashEtag } from '../../support/content-hash-etag.js';
 
 async function emptyDatabase(dialect: DialectName): Promise<Database> {
   return dialect === 'sqlite' ? openSqlite(':memory:') : openPostgres({ connectionString: await freshPostgresUrl(), poolSize: 2, statementTimeoutMs: 5000 });
@@ -136,10 +135,7 @@ describe.each(dialects)('versioned migrations on %s', (dialect) => {
       ] as const) {
         const def = getResource(resource);
         const row = (await h.database.db.selectFrom(def.table).selectAll().where('_id', '=', id).executeTakeFirstOrThrow()) as Row;
-        const hashed = `"${createHash('sha256')
-          .update('\n')
-          .update(canonicalJson(rowToRecord(def, h.database.dialect, row)))
-          .digest('base64url')}"`;
+        const hashed = contentHashEtag(null, rowToRecord(def, h.database.dialect, row));
         await h.database.db.updateTable(def.table).set({ etag: hashed }).where('_id', '=', id).execute();
       }
       const etags = async () => {

@@ -1,25 +1,15 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../src/core/etag.js';
 import { rowToRecord } from '../../../src/data/record-codec.js';
 import type { Row } from '../../../src/data/record-codec.js';
 import { getResource } from '../../../src/registry/index.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
+import { contentHashEtag } from '../../support/content-hash-etag.js';
 
 const fieldCaps = ['email', 'phone', 'date_of_birth'].flatMap((field) => [`users:read:${field}`, `users:write:${field}`]);
 const email = 'grace.hopper@example.test';
 const users = getResource('users');
-
-/** The ETag formula before the fix: unkeyed SHA-256 over the previous ETag and the full stored record. */
-function contentHashEtag(previous: string | null, record: Readonly<Record<string, unknown>>): string {
-  return `"${createHash('sha256')
-    .update(previous ?? '')
-    .update('\n')
-    .update(canonicalJson(record))
-    .digest('base64url')}"`;
-}
 
 describe.each(dialects)('the ETag confirms no hidden field on %s', (dialect) => {
   let h: Harness;

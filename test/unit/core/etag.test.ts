@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/core/clock.js';
-import { canonicalJson } from '../../../src/core/etag.js';
 import { asSystem } from '../../../src/core/principal.js';
 import type { RequestContext } from '../../../src/core/request-context.js';
 import { rowToRecord } from '../../../src/data/record-codec.js';
@@ -11,15 +9,7 @@ import type { Database } from '../../../src/db/dialect.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
 import { getResource } from '../../../src/registry/index.js';
-
-/** The ETag before the fix: an unkeyed SHA-256 over the previous ETag and the full stored record. */
-function contentHashEtag(previous: string | null, record: Readonly<Record<string, unknown>>): string {
-  return `"${createHash('sha256')
-    .update(previous ?? '')
-    .update('\n')
-    .update(canonicalJson(record))
-    .digest('base64url')}"`;
-}
+import { contentHashEtag } from '../../support/content-hash-etag.js';
 
 const products = getResource('products');
 const clock: Clock = { now: () => Date.parse('2026-03-01T12:00:00.000Z') };
