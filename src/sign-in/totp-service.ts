@@ -35,6 +35,8 @@ export function totpGenerator(secret: Secret, label: string, overrides: { algori
  * service then claims that step with a compare-and-set, so each code is accepted once.
  */
 export function matchingStep(totp: TOTP, code: string, now: number): number | null {
+  // Only ASCII digits can match; otpauth compares bytes and throws on a code whose UTF-8 length differs.
+  if (code.length !== totp.digits || !/^[0-9]+$/.test(code)) return null;
   const delta = totp.validate({ token: code, timestamp: now, window: totpPolicy.window });
   return delta === null ? null : Math.floor(now / 1000 / totpPolicy.period) + delta;
 }

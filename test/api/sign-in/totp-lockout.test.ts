@@ -125,6 +125,12 @@ describe.each(dialects)('TOTP lock-out on %s', (dialect) => {
     expect((await stepUp(rightCode(totp))).statusCode).toBe(200);
   });
 
+  it('answers a six-character code of other than ASCII digits as a wrong code (400, counted), never a 500', async () => {
+    const { id, otpOnly } = await enrolledUser();
+    for (const code of ['12345é', '١٢٣٤٥٦', '００００04']) expectProblem(await post('/v1/auth/totp/step-up', { code }, otpOnly), 400, 'invalid_grant');
+    expect(await stored(id)).toMatchObject({ failures: 3 });
+  });
+
   it('doubles the lock with each further wrong code', async () => {
     const { id, otpOnly, totp } = await enrolledUser();
     const stepUp = (code: string) => post('/v1/auth/totp/step-up', { code }, otpOnly);

@@ -52,6 +52,12 @@ describe("RFC 6238 Appendix B through the service's TOTP construction", () => {
     expect(matchingStep(totp, code, 2_000_000_000_000 + 60_000)).toBeNull();
     expect(matchingStep(totp, '279038', 2_000_000_000_000)).toBeNull();
   });
+
+  it('finds no step for a code of anything but ASCII digits, whatever its bytes (no throw)', () => {
+    const totp = totpGenerator(seed('SHA1'), 'rfc6238');
+    for (const code of ['27903é', '٢٧٩٠٣٧', '２７９０３７', '27903 ', '2790370', '27903', '']) expect(() => matchingStep(totp, code, 2_000_000_000_000), code).not.toThrow();
+    for (const code of ['27903é', '٢٧٩٠٣٧', '２７９０３７']) expect(matchingStep(totp, code, 2_000_000_000_000)).toBeNull();
+  });
 });
 
 describe.each(dialects)('RFC 6238 SHA-1 vectors end to end on %s', (dialect) => {
