@@ -2,7 +2,6 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
-import { assertInitialStatus } from '../services/hooks/end-user-status.js';
 import type { Row } from '../data/record-codec.js';
 import { assertCapacity, assertFutureHoldings } from './capacity.js';
 import { maxBookingMs } from './booking-spans.js';
@@ -29,8 +28,6 @@ export const bookingHooks: ResourceHooks = {
   },
   async beforeCreate(hook, draft) {
     const booking = draft.values;
-    // A guest's booking starts `active`; `completed` would skip the lifecycle.
-    assertInitialStatus(hook, booking);
     const period = bookingPeriod(booking);
     if (!period) return draft; // the generic range check answers 400
     const product = await lockedProduct(hook.unit, String(booking.product_id));

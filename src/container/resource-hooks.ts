@@ -3,7 +3,6 @@ import type { ResourceHooks } from '../services/resource-hooks.js';
 import { bookingHooks, productHooks } from '../booking/booking-hooks.js';
 import { auditValueHooks } from '../services/hooks/audit-values.js';
 import { legalHoldHooks } from '../services/hooks/legal-holds.js';
-import { orderHooks } from '../services/hooks/orders.js';
 import { retentionPolicyHooks } from '../gdpr/retention-policy-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
 import { tenantHooks } from '../services/hooks/tenants.js';
@@ -15,7 +14,7 @@ export function resourceHooks(extra: Partial<Record<ResourceName, ResourceHooks>
     tenants: tenantHooks,
     bookings: bookingHooks,
     products: productHooks,
-    orders: orderHooks,
+    orders: tenantCurrencyHooks,
     'service-charges': tenantCurrencyHooks,
     'legal-holds': legalHoldHooks,
     users: userHooks,

@@ -8,6 +8,7 @@ import type { ErrorCode } from '../http/errors.js';
 import type { ResourceDef } from '../registry/types.js';
 import { hideFields, sensitiveFields, writeFieldCapability } from '../derive/field-access.js';
 import { hasCapability } from '../core/principal.js';
+import { assertInitialStatus } from './end-user-status.js';
 import type { Principal } from '../core/principal.js';
 import { assertNotHeld } from './legal-holds.js';
 import { blockingChildren } from './cascade-check.js';
@@ -79,6 +80,7 @@ export class ResourceService {
   async create(context: RequestContext, resource: ResourceDef, body: unknown): Promise<Versioned> {
     const input = normaliseBody(resource, body, 'create');
     checkFieldWrites(resource, context.principal, input);
+    assertInitialStatus(resource, context.principal, input);
     const hooks = this.hooks[resource.name] ?? {};
     const created = await this.work(context, async (unit) => {
       const hook: HookContext = { unit, resource };
