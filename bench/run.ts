@@ -14,6 +14,7 @@ import { freePort } from '../test/support/free-port.js';
 import { createFixtures } from './fixtures.js';
 import type { CryptoLimitReport } from './crypto-limit.js';
 import type { BenchContext, ScenarioResult } from './harness.js';
+import { missingLoadGeneratorFlags } from './load-generator-flags.js';
 import { machineInfo } from './machine.js';
 import { parseOptions, usage } from './options.js';
 import type { BenchOptions, ScenarioName } from './options.js';
@@ -102,6 +103,12 @@ async function main(options: BenchOptions): Promise<number> {
     const config = loadConfig(serviceEnv);
     const entry = serviceEntry(options.profileDir, options.serviceDir ?? undefined);
     console.error(`bench: ${options.database}, service ${entry.label}, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s per scenario`);
+    const missingFlags = missingLoadGeneratorFlags();
+    if (missingFlags.length > 0) {
+      console.error(
+        `bench: WARNING: this process runs without ${missingFlags.join(' ')}: after book-contended its own young-generation pauses inflate the next scenarios' latencies. Start it with \`npm run bench\`.`,
+      );
+    }
     if (!entry.built) {
       console.error(
         'bench: WARNING: dist/ is missing or older than src/, so the sources run through tsx; its compiler stays resident (RSS, CPU). `npm run build` first to measure what `npm start` runs.',
@@ -143,7 +150,7 @@ async function main(options: BenchOptions): Promise<number> {
       date,
       database: options.database,
       service: entry.label,
-      loadGenerator: 'autocannon 8 (programmatic API) on one thread of the benchmark process; every server in its own process',
+      loadGenerator: `autocannon 8 (programmatic API) on one thread of the benchmark process (${missingLoadGeneratorFlags().length === 0 ? 'V8 allocation-site pretenuring off' : 'V8 defaults'}); every server in its own process`,
       options: {
         duration: options.duration,
         warmup: options.warmup,
