@@ -12,6 +12,7 @@ import type { Row } from '../data/record-codec.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { activeHolds, heldConflict } from '../services/legal-holds.js';
+import { checkUserControl } from '../services/grant-ceiling.js';
 
 const users = getResource('users');
 
@@ -64,6 +65,8 @@ export async function eraseUser(service: ResourceService, answers: StoredAnswers
     // A soft-deleted user still has personal data in storage: erasure reaches it too.
     const user = (await withRowLock(unit.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId), unit.dialect, 'update').executeTakeFirst()) as Row | undefined;
     if (!user) throw notFound(users.name);
+    // Erasing disables the user for good: only a caller that could give the user's role may.
+    checkUserControl(unit.principal, rowToRecord(users, unit.dialect, user));
     const relations = userRelations();
     const holds = await holdsOnUser(unit, userId, relations);
     if (holds.length > 0) throw heldConflict(holds, 'The user or a record referencing the user');

@@ -120,6 +120,7 @@ describe.each(dialects)('grant ceiling on %s', (dialect) => {
       tokens.noAdmin = await h.bearer(tenant, [...roleCapabilities.staff, 'users:write:email', 'users:delete']);
       tokens.staffLike = await h.bearer(tenant, [...roleCapabilities.staff, 'users:write:email']);
       tokens.narrow = await h.bearer(tenant, ['users:create', 'users:update', 'users:read', 'users:write:email']);
+      tokens.eraser = await h.bearer(tenant, ['users:erase', 'users:read', 'users:read:email']);
       for (const role of ['staff', 'admin'] as const) {
         people[role] = await createUserIn(h, tenant, 'tenant', { email: `${role}@users.test`, role });
         // With TOTP (step-up): user writes are administrative.
@@ -164,6 +165,22 @@ describe.each(dialects)('grant ceiling on %s', (dialect) => {
       expectProblem(await patch(`/v1/users/${admin}`, client, { status: 'disabled' }), 403, 'insufficient_scope');
       expectProblem(await remove(`/v1/users/${admin}`, client), 403, 'insufficient_scope');
       expect((await get(`/v1/users/${admin}`, tokens.admin as string)).json()).toMatchObject({ role: 'admin', status: 'active' });
+    });
+
+    it('refuses a client lacking admin capabilities erasing an admin, and lets it erase a guest', async () => {
+      const eraser = tokens.eraser as string;
+      const admin = await user('admin');
+      const refused = await h.request({ method: 'POST', url: `/v1/users/${admin}/erase`, token: eraser });
+      expect(expectProblem(refused, 403, 'insufficient_scope').detail).toMatch(/^A caller cannot manage a user with the role admin, whose capabilities it lacks: .*api-clients:create/);
+      const kept = (await get(`/v1/users/${admin}`, eraser)).json();
+      expect(kept).toMatchObject({ role: 'admin', status: 'active', erased_at: null });
+      expect(kept.email).toMatch(/@users\.test$/);
+      expect(await trail(admin, 'erase')).toEqual([]);
+
+      const guest = await user('guest');
+      const erased = await h.request({ method: 'POST', url: `/v1/users/${guest}/erase`, token: eraser });
+      expect(erased.statusCode, erased.body).toBe(200);
+      expect((await get(`/v1/users/${guest}`, eraser)).json()).toMatchObject({ status: 'disabled' });
     });
 
     it('lets a staff user manage guests and staff', async () => {
