@@ -10,9 +10,11 @@ export interface InputFormat {
   readonly message: string;
 }
 
-// The URL parser drops tab, CR and LF and trims other controls, so a URL holding them would
-// pass and be stored as sent: what is shown, logged and exported would not be what is called.
-const controlCharacter = /\p{Cc}/u;
+// The URL parser drops tab, CR and LF, trims other controls and percent-encodes spaces, so a
+// URL holding them would pass and be stored as sent: what is shown, logged and exported would
+// not be what is called. Invisible format characters (bidi overrides, zero-width spaces) and
+// line or paragraph separators would make the stored URL read as another one.
+const controlCharacter = /[\p{Cc}\p{Cf}\p{Z}]/u;
 
 function isHttpUrl(value: string): boolean {
   if (controlCharacter.test(value)) return false;
@@ -31,7 +33,7 @@ function isHttpUrl(value: string): boolean {
  */
 export const inputFormats: Readonly<Record<string, InputFormat>> = {
   email: { check: (v) => /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/.test(v), message: 'must be an e-mail address' },
-  uri: { check: isHttpUrl, message: 'must be an absolute http(s) URL without control characters' },
+  uri: { check: isHttpUrl, message: 'must be an absolute http(s) URL without spaces, invisible or control characters' },
   date: { check: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)), message: 'must be a date (YYYY-MM-DD)' },
   'date-time': { check: (v) => normaliseTimestamp(v) !== undefined, message: 'must be an ISO 8601 timestamp (2026-01-31T12:00:00Z)' },
   currency: { check: (v) => /^[A-Z]{3}$/.test(v), message: 'must be an ISO 4217 code (three capital letters)' },

@@ -10,7 +10,8 @@ const base = 'http://127.0.0.1:9/in';
 /**
  * The URL parser drops tab, CR and LF (and trims other control characters), so such a URL
  * used to pass the check and be stored as sent (audit finding 6): what was shown and
- * exported was not what would be called. Every control character is refused instead.
+ * exported was not what would be called. Every control character is refused instead, and so
+ * are spaces, line separators and invisible format characters, which make a URL read as another.
  */
 const named: Readonly<Record<string, string>> = {
   'CR LF and a header': `${base}\r\nX-Injected: 1`,
@@ -20,10 +21,16 @@ const named: Readonly<Record<string, string>> = {
   DEL: `${base}\u007f`,
   'a C1 control (NEL)': `${base}\u0085`,
   'a trailing SOH': `${base}\u0001`,
+  'a space in the path': 'http://127.0.0.1:9/i n',
+  'a trailing space': `${base} `,
+  'a line separator (U+2028)': `${base}\u2028`,
+  'a no-break space': `${base}\u00a0x`,
+  'a right-to-left override (U+202E)': `${base}\u202egpj.exe`,
+  'a zero-width space': `http://127.0.0.1:9/\u200bin`,
 };
 const tainted = Object.values(named);
 
-describe.each(dialects)('control characters in a webhook url on %s', (dialect) => {
+describe.each(dialects)('control characters and spaces in a webhook url on %s', (dialect) => {
   let h: Harness;
   let token: string;
 
