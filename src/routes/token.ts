@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tokenPath } from '../core/api-paths.js';
-import { contentCodings } from '../http/body-encoding.js';
+import { charsets, contentCodings } from '../http/body-encoding.js';
 import { fromDatabase } from '../http/database-errors.js';
 import { ApiError } from '../http/errors.js';
 import { badlyEncodedParameters } from '../http/query-encoding.js';
@@ -17,6 +17,9 @@ function parseForm(request: FastifyRequest): Map<string, string> {
     ?.trim()
     .toLowerCase();
   if (type !== formType) throw new OAuthError('invalid_request', `content-type ${type || '(none)'}`);
+  // The form is UTF-8 (RFC 6749 appendix B); a body declared otherwise would be read as what it is not.
+  const charset = charsets(request.headers['content-type']).find((name) => name !== 'utf-8');
+  if (charset !== undefined) throw new OAuthError('invalid_request', `charset ${charset.slice(0, 40)}: the form must be UTF-8`);
   // An encoded form (gzip, …) is not a form the endpoint can read: malformed, as RFC 6749 §5.2 names it.
   const codings = contentCodings(request.headers['content-encoding']);
   if (codings.length > 0) throw new OAuthError('invalid_request', `content-encoding ${codings.join(', ').slice(0, 100)}`);

@@ -134,6 +134,13 @@ describe.each(dialects)('token endpoint on %s', (dialect) => {
       expect(ok.statusCode, ok.body).toBe(200);
     });
 
+    it.each(['iso-8859-1', 'windows-1252', 'utf-16'])('refuses a form declared charset=%s with 400 invalid_request (the form is UTF-8, RFC 6749 appendix B)', async (charset) => {
+      const declared = (value: string) => ({ headers: { 'content-type': `application/x-www-form-urlencoded; charset=${value}` } });
+      expectOAuthError(await h.tokenRequest(await h.assertionForm(client), declared(charset)), 400, 'invalid_request');
+      const ok = await h.tokenRequest(await h.assertionForm(client), declared('"UTF-8"'));
+      expect(ok.statusCode, ok.body).toBe(200);
+    });
+
     it('refuses an Authorization header with 400 invalid_request', async () => {
       const res = await h.tokenRequest(await h.assertionForm(client), { headers: { authorization: `Basic ${b64url(`${client.clientId}:secret`)}` } });
       expectOAuthError(res, 400, 'invalid_request');
