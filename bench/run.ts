@@ -150,7 +150,7 @@ async function main(options: BenchOptions): Promise<number> {
       date,
       database: options.database,
       service: entry.label,
-      loadGenerator: `autocannon 8 (programmatic API) on one thread of the benchmark process (${missingLoadGeneratorFlags().length === 0 ? 'V8 allocation-site pretenuring off' : 'V8 defaults'}); every server in its own process`,
+      loadGenerator: `autocannon 8 (programmatic API) on one thread of the benchmark process (${missingFlags.length === 0 ? 'V8 allocation-site pretenuring off' : 'V8 defaults'}); every server in its own process`,
       options: {
         duration: options.duration,
         warmup: options.warmup,

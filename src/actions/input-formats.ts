@@ -14,10 +14,10 @@ export interface InputFormat {
 // URL holding them would pass and be stored as sent: what is shown, logged and exported would
 // not be what is called. Invisible format characters (bidi overrides, zero-width spaces) and
 // line or paragraph separators would make the stored URL read as another one.
-const controlCharacter = /[\p{Cc}\p{Cf}\p{Z}]/u;
+const hiddenOrControlCharacter = /[\p{Cc}\p{Cf}\p{Z}]/u;
 
 function isHttpUrl(value: string): boolean {
-  if (controlCharacter.test(value)) return false;
+  if (hiddenOrControlCharacter.test(value)) return false;
   try {
     const url = new URL(value);
     return url.protocol === 'https:' || url.protocol === 'http:';

@@ -65,8 +65,9 @@ export async function eraseUser(service: ResourceService, answers: StoredAnswers
     // A soft-deleted user still has personal data in storage: erasure reaches it too.
     const user = (await withRowLock(unit.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId), unit.dialect, 'update').executeTakeFirst()) as Row | undefined;
     if (!user) throw notFound(users.name);
+    const current = rowToRecord(users, unit.dialect, user);
     // Erasing disables the user for good: only a caller that could give the user's role may.
-    checkUserControl(unit.principal, rowToRecord(users, unit.dialect, user));
+    checkUserControl(unit.principal, current);
     const relations = userRelations();
     const holds = await holdsOnUser(unit, userId, relations);
     if (holds.length > 0) throw heldConflict(holds, 'The user or a record referencing the user');
@@ -94,7 +95,6 @@ export async function eraseUser(service: ResourceService, answers: StoredAnswers
       }
     }
 
-    const current = rowToRecord(users, unit.dialect, user);
     const erasedAt = typeof current.erased_at === 'string' ? current.erased_at : unit.at;
     const changes: Record<string, unknown> = { ...erasureChanges(users, current) };
     if (current.status !== 'disabled') changes.status = 'disabled';
