@@ -6,7 +6,7 @@ import { availabilityActions } from './availability-actions.js';
 import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { oauthActions } from './oauth-actions.js';
 import { resourceActions } from './resource-actions.js';
-import { signInActions } from './sign-in-actions.js';
+import { resetTotpAction, signInActions } from './sign-in-actions.js';
 import { webhookActions } from './webhook-actions.js';
 
 export type { ActionDef, ActionInput, ActionResult } from './action.js';
@@ -26,6 +26,7 @@ export const actions: readonly ActionDef[] = Object.freeze([
   previewRetentionAction,
   ...webhookActions,
   ...signInActions,
+  resetTotpAction,
   ...oauthActions,
 ]);
 

@@ -1,4 +1,5 @@
 import { problems } from '../derive/openapi/problems.js';
+import { ref } from '../derive/openapi/types.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
 import type { ActionDef, Authentication } from './action.js';
 
@@ -161,3 +162,29 @@ export const signInActions: readonly ActionDef[] = [
     operation('totp_disable', 'Turn TOTP off', `Needs a current TOTP code. ${lockOut}`, jsonBody(totpCodeBody), { 204: { description: 'TOTP is off.' }, ...problems('400', '409') }),
   ),
 ];
+
+/**
+ * `POST /v1/users/{id}/totp/reset`: an administrator's way back in for a user who lost both
+ * the authenticator and the recovery codes. Control of the user (the grant ceiling) is
+ * checked like every write on a user by id.
+ */
+export const resetTotpAction: ActionDef = {
+  resource: 'users',
+  name: 'reset-totp',
+  method: 'POST',
+  path: '/v1/users/:id/totp/reset',
+  capability: 'users:reset-totp',
+  rateLimitGroup: 'writes',
+  authentication: 'client',
+  stepUp: true,
+  openapi: {
+    operationId: 'reset_user_totp',
+    summary: "Reset a user's TOTP",
+    tags: ['users'],
+    description:
+      "Removes the user's TOTP enrolment (active or pending), its recovery codes and its lock-out, and sets `totp_enabled` to false, audited as `totp-reset` with a `totp_reset` security event. The user then signs in with a one-time password alone and can enrol again. No body. With nothing to reset, nothing changes and the answer is the same. The caller must hold every capability of the user's role.",
+    parameters: [ref('parameters', 'id')],
+    responses: { 204: { description: 'The user has no TOTP.' }, ...problems('400', '404') },
+  },
+  schemas: {},
+};

@@ -89,6 +89,7 @@ export class UnitOfWork extends ScopedQueries {
    */
   async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string } = {}): Promise<Written> {
     const before = rowToRecord(resource, this.dialect, current);
+    this.checkControl(resource, current, before);
     const merged: ApiRecord = { ...before, ...changes, updated_at: this.at };
     const etag = nextEtag();
     const update: Row = { ...recordToRow(resource, this.dialect, { ...changes, updated_at: merged.updated_at }), etag };
@@ -105,6 +106,8 @@ export class UnitOfWork extends ScopedQueries {
 
   /** Soft-deletes a record read with `previousEtag`; the audit entry keeps the full snapshot, event `<resource>.deleted`. */
   async softDelete(resource: ResourceDef, current: Row, previousEtag: string): Promise<void> {
+    const before = rowToRecord(resource, this.dialect, current);
+    this.checkControl(resource, current, before);
     const result = await this.db
       .updateTable(resource.table)
       .set({ deleted_at: this.dialect.toDb('timestamp', this.at), etag: nextEtag() })
@@ -112,7 +115,17 @@ export class UnitOfWork extends ScopedQueries {
       .where('etag', '=', previousEtag)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw staleEtag();
-    await this.changed(resource, current, 'delete', `${resource.name}.deleted`, rowToRecord(resource, this.dialect, current), null);
+    await this.changed(resource, current, 'delete', `${resource.name}.deleted`, before, null);
+  }
+
+  /**
+   * The grant ceiling over the action's target, on the row as locked for this write: the
+   * executor checked it before the unit began, but the record (a user's role, a client's
+   * capabilities) may have changed since.
+   */
+  private checkControl(resource: ResourceDef, row: Row, record: ApiRecord): void {
+    const target = this.context.target;
+    if (target !== undefined && target.resource === resource.name && target.id === String(row._id)) target.check(this.principal, record);
   }
 
   /**

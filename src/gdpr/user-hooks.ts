@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors.js';
-import { checkRoleGrant, checkUserControl } from '../services/grant-ceiling.js';
+import { checkRoleGrant } from '../services/grant-ceiling.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
 
 /**
@@ -8,8 +8,9 @@ import type { ResourceHooks } from '../services/resource-hooks.js';
  * active again would show an account that can never sign in (the directory treats every
  * erased user as inactive) and invite re-filling it with someone's data.
  * A role is a capability set, so the grant ceiling applies: a caller gives only a role it
- * holds every capability of, and changes or deletes only a user whose role it could give
- * (staff manage guests and staff, never admins).
+ * holds every capability of; that it changes or deletes only a user whose role it could
+ * give (staff manage guests and staff, never admins) is checked for every write on a user
+ * by the executor and the unit of work (`src/handlers/controlled-target.ts`).
  */
 export const userHooks: ResourceHooks = {
   invalidates: 'user',
@@ -21,14 +22,9 @@ export const userHooks: ResourceHooks = {
   },
 
   async beforeUpdate(hook, merged, changes, previous) {
-    checkUserControl(hook.unit.principal, previous);
     if (changes.role !== undefined) checkRoleGrant(hook.unit.principal, merged.role);
     const erased = previous.erased_at !== null && previous.erased_at !== undefined;
     if (!erased || changes.status === undefined || merged.status === previous.status) return;
     throw new ApiError('invalid_transition', `An erased user stays ${String(previous.status)}`, { extensions: { from: previous.status, to: merged.status, allowed: [] } });
-  },
-
-  async beforeDelete(hook, record) {
-    checkUserControl(hook.unit.principal, record);
   },
 };

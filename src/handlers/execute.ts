@@ -2,6 +2,7 @@ import type { ActionDef, ActionInput, ActionResult } from '../actions/action.js'
 import { checkInput } from '../actions/input-schemas.js';
 import { hasCapability } from '../core/principal.js';
 import { ApiError, validationError } from '../http/errors.js';
+import { checkControlledTarget, controlledTarget } from './controlled-target.js';
 import type { ActionServices, Handler } from './handler.js';
 import { handlerOf } from './index.js';
 
@@ -22,10 +23,17 @@ function checkCall(action: ActionDef, input: ActionInput): void {
  * Runs an action for a caller, the same way for HTTP (after the security pipeline) and the
  * CLI (as the operator): the capability is checked again here, so no entry point can run
  * an action its principal may not, and the input is validated against the declared schemas.
- * Then its handler runs (routes look it up once, at start-up).
+ * A write that takes control of a user or an API client is bounded by the grant ceiling
+ * here and in its unit of work (`controlled-target.ts`). Then its handler runs (routes look
+ * it up once, at start-up).
  */
 export async function executeAction(action: ActionDef, input: ActionInput, services: ActionServices, handler: Handler = handlerOf(action)): Promise<ActionResult> {
   checkCall(action, input);
+  const target = controlledTarget(action, input.params);
+  if (target !== undefined) {
+    await checkControlledTarget(target, input.context, services);
+    return await handler({ ...input, context: { ...input.context, target } }, services);
+  }
   // Awaited, not returned: resolving an async function with a promise takes extra microtask turns.
   return await handler(input, services);
 }

@@ -1,5 +1,6 @@
 import type { OtpStartInput, OtpVerifyInput } from '../sign-in/otp-service.js';
 import type { TotpCodeInput, TotpVerifyInput } from '../sign-in/totp-service.js';
+import { pathId } from '../http/path-id.js';
 import { checkedBody } from './checked-input.js';
 import type { Handlers } from './handler.js';
 
@@ -20,4 +21,5 @@ export const signInHandlers: Handlers = {
     body: await services.signIn.totp.stepUp(input.context, checkedBody<TotpCodeInput>(input)),
   }),
   'users.totp-disable': async (input, services) => (await services.signIn.totp.disable(input.context, checkedBody<TotpCodeInput>(input)), { status: 204 }),
+  'users.reset-totp': async (input, services) => (await services.signIn.totp.reset(input.context, pathId(input.params.id ?? '', 'users')), { status: 204 }),
 };

@@ -3,6 +3,7 @@ import { hasCapability } from '../core/principal.js';
 import type { Principal } from '../core/principal.js';
 import { isRole, roleCapabilities } from '../actions/roles.js';
 import { getResource } from '../registry/index.js';
+import type { ResourceName } from '../registry/types.js';
 
 /** What a refused write says: the body field it concerns and the sentence before the missing capabilities. */
 interface CeilingRefusal {
@@ -47,6 +48,17 @@ export function checkRoleGrant(principal: Principal, role: unknown): void {
 export function checkUserControl(principal: Principal, user: { readonly role?: unknown }): void {
   checkGrantCeiling(principal, capabilitiesOfRole(user.role), { field: 'role', message: `A caller cannot manage a user with the role ${String(user.role)}, whose capabilities it lacks` });
 }
+
+/**
+ * Resources whose records hold capabilities: changing one by its id (`PATCH`, `DELETE`, a
+ * sub-operation on `/{id}`) is control over it, bounded by these checks. The executor
+ * applies them to every such action (`src/handlers/controlled-target.ts`), so a new
+ * sub-operation cannot forget them.
+ */
+export const controlChecks: Readonly<Partial<Record<ResourceName, (principal: Principal, record: Readonly<Record<string, unknown>>) => void>>> = {
+  users: checkUserControl,
+  'api-clients': checkClientControl,
+};
 
 /**
  * What giving or managing a user of this role hands out. The default role (`guest`) is what

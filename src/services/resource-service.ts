@@ -77,6 +77,12 @@ export class ResourceService {
     return { record, etag: String(row.etag) };
   }
 
+  /** A record in the principal's reach as stored (soft-deleted too, nothing hidden): for a check before a write, never for an answer. */
+  async stored(principal: Principal, resource: ResourceDef, id: string): Promise<ApiRecord | undefined> {
+    const row = (await this.queries(principal).scoped(resource, { includeDeleted: true }).selectAll().where('_id', '=', id).executeTakeFirst()) as Row | undefined;
+    return row && rowToRecord(resource, this.database.dialect, row);
+  }
+
   async create(context: RequestContext, resource: ResourceDef, body: unknown): Promise<Versioned> {
     const input = normaliseBody(resource, body, 'create');
     checkFieldWrites(resource, context.principal, input);

@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import type { UserDirectory, UserState } from '../security/user-directory.js';
@@ -273,6 +273,36 @@ export class TotpService {
       await this.lockEngaged(context, user, 'disable', tried);
       throw invalidGrant(wrongTotpCode);
     }
+  }
+
+  /**
+   * An administrator's reset, for a user who lost the authenticator and the recovery codes:
+   * removes the enrolment (active or pending) with its recovery codes and lock-out, turns
+   * `totp_enabled` off and records `totp_reset`, in one transaction. The user's update
+   * carries the grant ceiling's check (the caller holds the user's role). With nothing to
+   * reset, nothing is written.
+   */
+  async reset(context: RequestContext, userId: string): Promise<void> {
+    await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      const user = await unit.find(users, userId, { lock: 'update' });
+      if (!user) throw notFound(users.name);
+      const removed = await unit.trx.deleteFrom('user_totp').where('user_id', '=', userId).returning('enabled').executeTakeFirst();
+      const enabled = this.deps.database.dialect.fromDb('boolean', user.totp_enabled) === true;
+      if (!removed && !enabled) return;
+      await unit.update(users, user, String(user.etag), { totp_enabled: false }, { action: 'totp-reset' });
+      await unit.invalidate('user', userId);
+      // The caller (an administrator's client or user) is the actor; the entry is about the user.
+      const enrolment = removed?.enabled === 1 ? 'active' : removed ? 'pending' : 'none';
+      await unit.audit({
+        category: 'security',
+        action: 'totp_reset',
+        resource: 'users',
+        recordId: userId,
+        tenantId: (user.tenant_id as string | null) ?? null,
+        oldValues: null,
+        newValues: { enrolment },
+      });
+    });
   }
 
   /** Checks a code and claims its time step (never an earlier or the same one again). */

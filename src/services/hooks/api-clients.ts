@@ -1,12 +1,13 @@
 import { validationError } from '../../http/errors.js';
 import { getResource } from '../../registry/index.js';
 import { addClientKey, isValidKid, listClientKeys, parsePublicKey } from '../client-keys.js';
-import { checkClientControl, checkClientGrant } from '../grant-ceiling.js';
+import { checkClientGrant } from '../grant-ceiling.js';
 import type { ResourceHooks } from '../resource-hooks.js';
 
 /**
- * API clients: the caller may only grant capabilities it holds, and may only change or
- * delete a client whose capabilities it holds; `client_id` is the record id; the client's
+ * API clients: the caller may only grant capabilities it holds (that it changes or deletes
+ * only a client whose capabilities it holds is checked for every write on a client by the
+ * executor and the unit of work); `client_id` is the record id; the client's
  * level is its tenant node's; the first public key goes to the key store.
  */
 export function apiClientHooks(options: { readonly overlapDays: number }): ResourceHooks {
@@ -27,12 +28,8 @@ export function apiClientHooks(options: { readonly overlapDays: number }): Resou
       const key = await parsePublicKey(String(input.public_key), 'public_key');
       await addClientKey(hook.unit.trx, hook.unit.dialect, String(record._id), key, input.kid as string | undefined, hook.unit.now, options.overlapDays);
     },
-    async beforeUpdate(hook, _merged, changes, previous) {
-      checkClientControl(hook.unit.principal, previous);
+    async beforeUpdate(hook, _merged, changes) {
       if (Array.isArray(changes.capabilities)) checkClientGrant(hook.unit.principal, changes.capabilities as string[]);
-    },
-    async beforeDelete(hook, record) {
-      checkClientControl(hook.unit.principal, record);
     },
     // The security pipeline caches clients (disabled, allowlist, capabilities).
     invalidates: 'client',

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleCapabilities } from '../../../src/actions/roles.js';
+import type { Principal } from '../../../src/core/principal.js';
+import { getResource } from '../../../src/registry/index.js';
+import { TenantDirectory } from '../../../src/security/tenant-directory.js';
+import { checkUserControl } from '../../../src/services/grant-ceiling.js';
 import { createAuthHarness } from '../../support/auth-harness.js';
 import type { AuthHarness } from '../../support/auth-harness.js';
 import { dialects } from '../../support/databases.js';
@@ -181,6 +185,21 @@ describe.each(dialects)('grant ceiling on %s', (dialect) => {
       const erased = await h.request({ method: 'POST', url: `/v1/users/${guest}/erase`, token: eraser });
       expect(erased.statusCode, erased.body).toBe(200);
       expect((await get(`/v1/users/${guest}`, eraser)).json()).toMatchObject({ status: 'disabled' });
+    });
+
+    it('checks control again on the row the unit of work writes: a user promoted after the executor’s check is not changed', async () => {
+      const target = await user('staff');
+      const scope = await new TenantDirectory(h.database).resolve(tenant);
+      if (!scope) throw new Error('no scope');
+      const principal: Principal = { actorType: 'client', actorId: 'racer', capabilities: new Set([...roleCapabilities.staff, 'users:write:email']), home: scope, scope, unrestricted: false };
+      // The executor's check passed on a staff user (the call carries its target); then an administrator promotes the user.
+      expect((await patch(`/v1/users/${target}`, tokens.admin as string, { role: 'admin' })).statusCode).toBe(200);
+      const etag = await etagOf(`/v1/users/${target}`, tokens.admin as string);
+      const context = { principal, clientIp: null, requestId: null, target: { resource: 'users', id: target, check: checkUserControl } };
+      await expect(h.app.resources.update(context, getResource('users'), target, etag, { email: 'mallory@evil.test' })).rejects.toMatchObject({ code: 'insufficient_scope' });
+      await expect(h.app.resources.remove(context, getResource('users'), target, etag)).rejects.toMatchObject({ code: 'insufficient_scope' });
+      expect((await get(`/v1/users/${target}`, tokens.admin as string)).json()).toMatchObject({ role: 'admin', email: expect.stringMatching(/@users\.test$/) });
+      expect(await trail(target, 'delete')).toEqual([]);
     });
 
     it('lets a staff user manage guests and staff', async () => {
