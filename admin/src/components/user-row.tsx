@@ -3,10 +3,11 @@ import type { User, UserRole } from '../records.js';
 import { RoleSelect } from './role-select.js';
 
 /**
- * One user: role (choose, then Change role) and Disable / Enable. The signed-in
- * administrator's own row offers neither, so nobody locks themselves out by mistake.
+ * One user: role (choose, then Change role), Disable / Enable, and Reset TOTP for a user
+ * with TOTP on (lost authenticator and recovery codes). The signed-in administrator's own
+ * row offers none of them, so nobody locks themselves out by mistake.
  */
-export function UserRow(props: { user: User; self: boolean; onRole: (user: User, role: UserRole) => void; onStatus: (user: User, status: User['status']) => void }) {
+export function UserRow(props: { user: User; self: boolean; onRole: (user: User, role: UserRole) => void; onStatus: (user: User, status: User['status']) => void; onResetTotp: (user: User) => void }) {
   const { user } = props;
   const [role, setRole] = useState<UserRole>(user.role);
   const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
@@ -30,6 +31,11 @@ export function UserRow(props: { user: User; self: boolean; onRole: (user: User,
       <td>{user.totp_enabled ? 'Yes' : 'No'}</td>
       <td>{user.status === 'active' ? 'Active' : 'Disabled'}</td>
       <td class="actions">
+        {!props.self && user.totp_enabled && (
+          <button type="button" class="secondary" onClick={() => props.onResetTotp(user)}>
+            Reset TOTP
+          </button>
+        )}
         {!props.self &&
           (user.status === 'active' ? (
             <button type="button" class="danger" onClick={() => props.onStatus(user, 'disabled')}>

@@ -8,7 +8,7 @@ import type { ListPage, User, UserRole } from '../records.js';
 import { session } from '../session.js';
 import { DataTable } from '../components/data-table.js';
 
-/** Users: the tenant's users; create staff or admins, change roles, disable or enable. */
+/** Users: the tenant's users; create staff or admins, change roles, disable or enable, reset a lost TOTP. */
 export function Users() {
   const [page, setPage] = useState<ListPage<User>>({ items: [], total: 0 });
   const [creating, setCreating] = useState(false);
@@ -38,6 +38,18 @@ export function Users() {
       setError(describeError(failure));
     }
   }
+  /** `POST /v1/users/{id}/totp/reset`: the user signs in with a one-time code alone and enrols again. */
+  async function resetTotp(user: User) {
+    setError('');
+    setMessage('');
+    try {
+      await api.call('POST', `/v1/users/${encodeURIComponent(user._id)}/totp/reset`);
+      setMessage(`TOTP of ${user.email} reset: they sign in with a one-time code and enrol again.`);
+      await load();
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }
   const changeRole = (user: User, role: UserRole) => void change(user, { role }, `${user.email} is now ${role}.`);
   const changeStatus = (user: User, status: User['status']) => void change(user, { status }, `${user.email} ${status === 'active' ? 'enabled' : 'disabled'}.`);
 
@@ -56,7 +68,7 @@ export function Users() {
       </p>
       <DataTable caption="Users of this tenant" headings={['E-mail', 'Name', 'Role', 'TOTP', 'Status', { hidden: 'Actions' }]}>
         {page.items.map((user) => (
-          <UserRow key={`${user._id}-${user.role}`} user={user} self={user._id === self} onRole={changeRole} onStatus={changeStatus} />
+          <UserRow key={`${user._id}-${user.role}`} user={user} self={user._id === self} onRole={changeRole} onStatus={changeStatus} onResetTotp={(u) => void resetTotp(u)} />
         ))}
       </DataTable>
       <Dialog title="New user" open={creating} onClose={() => setCreating(false)}>

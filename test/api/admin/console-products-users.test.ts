@@ -14,6 +14,7 @@ const adminEmail = 'products-admin@example.test';
 const usersAdminEmail = 'users-admin@example.test';
 const otpOnlyAdminEmail = 'otp-only-admin@example.test';
 const newUserEmail = 'new-staff@example.test';
+const lostPhoneEmail = 'lost-phone@example.test';
 
 /** `YYYY-MM-DD` of today (UTC, the products' default time zone) plus `days`. */
 function day(days: number): string {
@@ -53,6 +54,7 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     const scope = { nodeId: tenant, level: 'tenant' as const, path: `/${tenant}/` };
     for (const email of [adminEmail, usersAdminEmail, otpOnlyAdminEmail])
       await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email, role: 'admin' });
+    await h.app.resources.create({ principal: { ...asSystem(), scope }, clientIp: null, requestId: null }, getResource('users'), { email: lostPhoneEmail, role: 'staff' });
     apiToken = await h.bearer(tenant, [...crud('products'), ...crud('bookings'), 'users:list', 'users:read', 'users:read:email', 'audit-logs:list']);
     // Two products through the API; the loft gets bookings over the next days (UTC).
     const loft = await api('POST', '/v1/products', { name: 'Harbour Loft', address: 'Kai 1', city: 'Hamburg', zip_code: '20457', total_items: 4 });
@@ -150,7 +152,10 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
     }
   }, 90_000);
 
-  it('creates a staff user, makes them an admin and disables them, each change audited as the administrator; a one-factor token may not', async () => {
+  it('creates a staff user, makes them an admin and disables them, resets a lost TOTP, each change audited as the administrator; a one-factor token may not', async () => {
+    // A staff user with TOTP on; the codes are read from the real clock (activation at now, step-up one step later).
+    let shift = 0;
+    await signInByEmail(h, smtp, tenant, lostPhoneEmail, { totp: true, now: () => Date.now() + shift, advance: (ms) => void (ms === 30_000 && (shift += ms)) });
     const { page, problems, close } = await consolePage(usersAdminEmail);
     try {
       // Users: create a staff user, make them an admin, disable them.
@@ -174,7 +179,19 @@ describe('administration console in Chromium: Products (occupancy, cancel a book
       await page.getByText(`${newUserEmail} is now admin.`).waitFor();
       expect((await api('GET', userPath)).role).toBe('admin');
 
+      // A staff user who lost the authenticator: Reset TOTP, and the row shows TOTP off.
+      const lostRow = page.getByRole('row', { name: new RegExp(lostPhoneEmail) });
+      await lostRow.getByRole('button', { name: 'Reset TOTP' }).waitFor();
       await checkAndShoot(page, shots, 'users');
+      await lostRow.getByRole('button', { name: 'Reset TOTP' }).click();
+      await page.getByText(`TOTP of ${lostPhoneEmail} reset: they sign in with a one-time code and enrol again.`).waitFor();
+      await expect.poll(() => lostRow.getByRole('cell').nth(2).textContent()).toBe('No');
+      expect(await lostRow.getByRole('button', { name: 'Reset TOTP' }).count()).toBe(0);
+      const lost = ((await api('GET', '/v1/users?role=staff')).items as { _id: string; email: string; totp_enabled: boolean }[]).find((u) => u.email === lostPhoneEmail);
+      expect(lost?.totp_enabled).toBe(false);
+      const resetAudit = (await api('GET', `/v1/audit-logs?record_id=${lost?._id}&action=totp_reset`)).items as { actor_type: string; actor_id: string }[];
+      expect(resetAudit.map((entry) => [entry.actor_type, entry.actor_id])).toEqual([['user', await userId(usersAdminEmail)]]);
+
       await row.getByRole('button', { name: 'Disable' }).click();
       await page.getByText(`${newUserEmail} disabled.`).waitFor();
       await row.getByRole('button', { name: 'Enable' }).waitFor();
