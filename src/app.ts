@@ -102,6 +102,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
     onConstructorPoisoning: 'error',
     frameworkErrors,
     clientErrorHandler,
+    // A request that reaches a connection still open while the server closes is served (with
+    // `Connection: close`), not refused: a proxy does not resend a refused POST elsewhere.
+    return503OnClosing: false,
   });
   // Before every other hook: the request's span is active through all of them.
   deps.tracing?.instrument(server);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -494,6 +495,66 @@ describe('two instances behind nginx on one PostgreSQL and redis-server', { shuf
       counted.push((await send(`${origin}/v1/auth/token`, { from: '127.0.0.11', method: 'POST', headers: { 'content-type': form }, body: 'grant_type=client_credentials' })).status);
     expect(counted).toEqual([...Array.from({ length: tokenLimit }, () => 400), 429]);
     expect(await lost([String(json(created)._id)])).toEqual({ unstored: [], unaudited: [] });
+    noInternalErrors();
+  }, 120_000);
+
+  it('restarts an instance with SIGTERM under POSTs retried with their Idempotency-Key: every create lands exactly once (a rolling deploy)', async () => {
+    const bearer = await token('writer', '127.0.0.9');
+    // Clients as docs/operations.md advises: each create with its own key, a 502 or 503 (or a
+    // 409 while a first attempt still runs) retried with the same key.
+    const created = new Map<string, string>();
+    const retried: string[] = [];
+    const refused: string[] = [];
+    let stopped = false;
+    const create = async () => {
+      const key = randomUUID();
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const answer = await send(`${origin}/v1/products`, {
+          from: '127.0.0.9',
+          method: 'POST',
+          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify(product(`rolling ${key}`)),
+        }).catch(failed);
+        if (answer.status === 201) return void created.set(key, String(json(answer)._id));
+        if (![0, 409, 502, 503].includes(answer.status)) return void refused.push(`${answer.status} ${answer.body.slice(0, 200)}`);
+        retried.push(String(answer.status));
+        await sleep(200);
+      }
+      refused.push(`${key}: no 201 after 20 attempts`);
+    };
+    const loop = async () => {
+      while (!stopped) await create();
+    };
+    const workers = [loop(), loop(), loop()];
+    await until('writes through both instances', async () => (created.size >= 30 ? true : undefined), 30_000);
+    const stopping = instances[1] as ServerProcess;
+    stopping.child.kill('SIGTERM');
+    expect(await stopping.exited, stopping.stdout().slice(-2000)).toBe(0);
+    const atExit = created.size;
+    // The deploy brings it back on the same port; nginx sends it requests again.
+    const restarted = startServer(Number(new URL(stopping.origin).port), env);
+    instances[1] = restarted;
+    await restarted.waitReady(60_000);
+    await until('writes after the restart', async () => (created.size - atExit >= 30 ? true : undefined), 30_000).catch(() => undefined);
+    stopped = true;
+    await Promise.all(workers);
+
+    expect(refused, `retried after: ${retried.join(', ') || 'nothing'}`).toEqual([]);
+    expect(created.size - atExit).toBeGreaterThanOrEqual(30);
+    // Each key made one product, whatever its attempts met.
+    const ids = [...created.values()];
+    expect(new Set(ids).size).toBe(ids.length);
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const names = [...created.keys()].map((key) => `rolling ${key}`);
+      const counted = await db.query<{ name: string; n: string }>('select name, count(*) as n from products where name = any($1) group by name', [names]);
+      expect(counted.rows.filter((row) => Number(row.n) !== 1)).toEqual([]);
+      expect(counted.rows.length).toBe(names.length);
+    } finally {
+      await db.end();
+    }
+    expect(await lost(ids)).toEqual({ unstored: [], unaudited: [] });
     noInternalErrors();
   }, 120_000);
 
