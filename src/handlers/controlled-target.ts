@@ -1,6 +1,5 @@
 import type { ActionDef, ActionInput } from '../actions/action.js';
 import type { ControlledTarget, RequestContext } from '../core/request-context.js';
-import type { ResourceName } from '../registry/types.js';
 import { pathId } from '../http/path-id.js';
 import { getResource } from '../registry/index.js';
 import { controlChecks } from '../services/grant-ceiling.js';
@@ -24,7 +23,7 @@ export function controlledTarget(action: ActionDef, params: ActionInput['params'
  * answer and also covers a call that would change nothing. A record out of reach is left to
  * the handler (404). The unit of work checks again on the row it locks and writes.
  */
-export async function checkControlledTarget(target: ControlledTarget, context: RequestContext, services: ActionServices): Promise<void> {
-  const record = await services.resources.stored(context.principal, getResource(target.resource as ResourceName), target.id);
+export async function checkControlledTarget(action: ActionDef, target: ControlledTarget, context: RequestContext, services: ActionServices): Promise<void> {
+  const record = await services.resources.stored(context.principal, getResource(action.resource), target.id);
   if (record !== undefined) target.check(context.principal, record);
 }

@@ -31,7 +31,7 @@ export async function executeAction(action: ActionDef, input: ActionInput, servi
   checkCall(action, input);
   const target = controlledTarget(action, input.params);
   if (target !== undefined) {
-    await checkControlledTarget(target, input.context, services);
+    await checkControlledTarget(action, target, input.context, services);
     return await handler({ ...input, context: { ...input.context, target } }, services);
   }
   // Awaited, not returned: resolving an async function with a promise takes extra microtask turns.

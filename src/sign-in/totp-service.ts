@@ -287,7 +287,7 @@ export class TotpService {
       const user = await unit.find(users, userId, { lock: 'update' });
       if (!user) throw notFound(users.name);
       const removed = await unit.trx.deleteFrom('user_totp').where('user_id', '=', userId).returning('enabled').executeTakeFirst();
-      const enabled = this.deps.database.dialect.fromDb('boolean', user.totp_enabled) === true;
+      const enabled = unit.dialect.fromDb('boolean', user.totp_enabled) === true;
       if (!removed && !enabled) return;
       await unit.update(users, user, String(user.etag), { totp_enabled: false }, { action: 'totp-reset' });
       await unit.invalidate('user', userId);
