@@ -24,6 +24,7 @@ import { retentionIndexesMigration } from './migrations/0020-retention-indexes.j
 import { idempotencyAnswerRecordsMigration } from './migrations/0021-idempotency-answer-records.js';
 import { totpLockoutMigration } from './migrations/0022-totp-lockout.js';
 import { randomEtagsMigration } from './migrations/0023-random-etags.js';
+import { webhookDeliveryClaimsMigration } from './migrations/0024-webhook-delivery-claims.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -52,6 +53,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0021-idempotency-answer-records': idempotencyAnswerRecordsMigration(database.dialect),
     '0022-totp-lockout': totpLockoutMigration(),
     '0023-random-etags': randomEtagsMigration(database.dialect),
+    '0024-webhook-delivery-claims': webhookDeliveryClaimsMigration(database.dialect),
   };
 }
 

@@ -123,6 +123,8 @@ export interface ServiceTables {
     last_error: string | null;
     /** Timestamps as the dialect stores them (the list query language reads these). */
     next_attempt_at: unknown;
+    /** When the attempt under way was claimed; null while none is (migration 0024). */
+    claimed_at: unknown;
     created_at: unknown;
     updated_at: unknown;
   };

@@ -66,7 +66,12 @@ interface Delivery {
   readonly webhook_id: string;
   readonly payload: string;
   readonly attempts: number;
+  /** The claim of an earlier attempt whose lease lapsed without an answer recorded; else null. */
+  readonly claimed_at: unknown;
 }
+
+/** What an abandoned attempt's row says went wrong. */
+export const abandonedAttemptError = 'abandoned: the instance sending it stopped before recording an answer';
 
 /** What one sent attempt brought back, for its row in `webhook_delivery_attempts`. */
 interface AttemptOutcome {
@@ -91,7 +96,10 @@ interface WebhookRow {
  * `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the claims; a delivery
  * attempt is claimed by moving its `next_attempt_at` past a lease (twice the attempt's
  * timeout plus {@link leaseMarginMs}), so no two instances send the same attempt, and one
- * claimed by an instance that died (kill -9) is sent again once the lease lapses.
+ * claimed by an instance that died (kill -9) is sent again once the lease lapses. The claim
+ * also stamps `claimed_at`, cleared when the outcome is recorded: a claim found still set is
+ * an abandoned attempt, recorded as such before the next one (it may have reached the
+ * receiver, so it counts towards the retry schedule and shows among the attempts).
  *
  * Attempts run beside the polling, at most {@link maxInFlight} at once and at most
  * {@link maxInFlightPerWebhook} of them to one webhook: a slow receiver holds its own
@@ -235,6 +243,7 @@ export class WebhookDispatcher {
       last_status_code: null,
       last_error: null,
       next_attempt_at: at,
+      claimed_at: null,
       created_at: at,
       updated_at: at,
     };
@@ -293,7 +302,7 @@ export class WebhookDispatcher {
     if (wanted.length === 0) return false;
     const claimed = await database.db
       .updateTable('webhook_deliveries')
-      .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs) })
+      .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs), claimed_at: this.timestamp(now) })
       .where(
         '_id',
         'in',
@@ -327,12 +336,14 @@ export class WebhookDispatcher {
   }
 
   private async attempt(
-    delivery: Delivery,
+    claimed: Delivery,
     hook: Readonly<Record<string, unknown>> | undefined,
     secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined,
   ): Promise<void> {
     const { database, clock, dataKey } = this.options;
     const now = clock.now();
+    const delivery = claimed.claimed_at === null || claimed.claimed_at === undefined ? claimed : await this.recordAbandoned(claimed, now);
+    if (!delivery) return;
     if (!hook || !secrets || database.dialect.fromDb('boolean', hook.active) !== true) {
       await this.record(delivery, { status: 'failed', last_status_code: null, last_error: 'webhook deleted or inactive', next_attempt_at: null }, now);
       return;
@@ -386,16 +397,41 @@ export class WebhookDispatcher {
   }
 
   /**
+   * Records the attempt an earlier claim left without an answer (its instance stopped) as
+   * failed, with no status code, from its claim until now, in its own transaction: should
+   * this instance stop too, the next claim numbers its attempt after both. Answers the
+   * delivery as the next attempt sees it, or undefined when that was the last attempt the
+   * retry schedule allows (the delivery is then `failed`).
+   */
+  private async recordAbandoned(delivery: Delivery, now: number): Promise<Delivery | undefined> {
+    const attempts = delivery.attempts + 1;
+    const claimedAt = Date.parse(String(this.options.database.dialect.fromDb('timestamp', delivery.claimed_at)));
+    const row = { number: attempts, startedAt: Number.isNaN(claimedAt) ? now : Math.min(claimedAt, now), finishedAt: now, statusCode: null, error: abandonedAttemptError };
+    const summary = { attempts, last_status_code: null, last_error: abandonedAttemptError };
+    this.options.log.warn({ delivery: delivery._id, attempt: attempts }, 'webhook attempt abandoned by a stopped instance');
+    if (this.options.retrySchedule[attempts - 1] === undefined) {
+      await this.record(delivery, { ...summary, status: 'failed', next_attempt_at: null }, now, row);
+      this.options.onAttempt?.('failed');
+      return undefined;
+    }
+    // Still claimed by this instance: its own attempt follows at once (the lapsed lease was the wait).
+    await this.record(delivery, { ...summary, claimed_at: this.timestamp(now) }, now, row);
+    this.options.onAttempt?.('retrying');
+    return { ...delivery, attempts };
+  }
+
+  /**
    * Records an outcome on the delivery (its summary: `attempts`, `last_status_code`,
    * `last_error`) and, for an attempt that was sent, its own row in
    * `webhook_delivery_attempts` — in one transaction, so the summary and the attempts never
    * disagree. A 410 disables the webhook in that same transaction (audited as the system).
+   * The claim ends with it (`claimed_at` cleared) unless `changes` says otherwise.
    */
   private async record(delivery: Delivery, changes: Record<string, unknown>, now: number, attempt?: AttemptOutcome, options: { disable?: boolean } = {}): Promise<void> {
     await runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
       await unit.trx
         .updateTable('webhook_deliveries')
-        .set({ ...changes, updated_at: this.timestamp(now) })
+        .set({ claimed_at: null, ...changes, updated_at: this.timestamp(now) })
         .where('_id', '=', delivery._id)
         .execute();
       if (attempt) {

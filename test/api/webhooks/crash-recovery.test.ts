@@ -10,6 +10,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
+import { abandonedAttemptError } from '../../../src/webhooks/dispatcher.js';
 import { dialects, freshPostgresUrl } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';
 import { clientKeyPair, signAssertion } from '../../support/keys.js';
@@ -60,10 +61,10 @@ async function receiver() {
   };
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs: number): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -79,8 +80,9 @@ describe.each(dialects)('webhook deliveries across kill -9 of the service on %s'
     cleanup.length = 0;
   });
 
-  function start(env: Record<string, string>, port: number): ServerProcess {
-    const server = startServer(port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` });
+  /** The service on `port`, under the public address `publicUrl` (tokens are issued for it). */
+  function start(env: Record<string, string>, port: number, publicUrl = `http://127.0.0.1:${port}`): ServerProcess {
+    const server = startServer(port, { ...env, PUBLIC_URL: publicUrl });
     cleanup.push(async () => {
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
       await server.exited;
@@ -177,7 +179,8 @@ describe.each(dialects)('webhook deliveries across kill -9 of the service on %s'
 
     rx.recover();
     const restartPort = await freePort();
-    const second = start(env, restartPort);
+    // Restarted behind the same public address, so the token issued before the kill still works.
+    const second = start(env, restartPort, origin);
     await second.waitReady(30_000);
     const delivered = () => new Set(rx.answered.map((hit) => (JSON.parse(hit.body) as { data: { _id: string } }).data._id));
     await until('every committed event at the receiver', () => committed.every((id) => delivered().has(id)), 20_000);
@@ -194,6 +197,32 @@ describe.each(dialects)('webhook deliveries across kill -9 of the service on %s'
     }
     expect([...idsPerRecord.keys()].sort()).toEqual([...committed].sort());
     for (const [recordId, ids] of idsPerRecord) expect(ids.size, recordId).toBe(1);
+
+    // The attempts held at the receiver when the process died are recorded as abandoned:
+    // each delivery's attempts are numbered 1, 2, … without a gap, its summary counts them
+    // all, and its last one succeeded.
+    const get = async (path: string) => {
+      const answer = await fetch(`http://127.0.0.1:${restartPort}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { items: Record<string, unknown>[] };
+    };
+    const deliveries = await until(
+      'every delivery recorded as succeeded',
+      async () => {
+        const { items } = await get(`/v1/webhooks/${String(hook._id)}/deliveries?per_page=100`);
+        return items.length === committed.length && items.every((delivery) => delivery.status === 'succeeded') && items;
+      },
+      20_000,
+    );
+    let abandoned = 0;
+    for (const delivery of deliveries) {
+      const { items: attempts } = await get(`/v1/webhooks/${String(hook._id)}/deliveries/${String(delivery._id)}/attempts?per_page=100`);
+      expect(attempts.map((attempt) => attempt.attempt)).toEqual(attempts.map((_, i) => i + 1));
+      expect(delivery.attempts).toBe(attempts.length);
+      expect(Number(attempts.at(-1)?.status_code)).toBe(204);
+      abandoned += attempts.filter((attempt) => attempt.error === abandonedAttemptError && attempt.status_code === null).length;
+    }
+    expect(abandoned).toBeGreaterThan(0);
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

@@ -3,22 +3,25 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installAuditActionFailure } from '../../support/audit-action-failure.js';
 import type { AuditActionFailure } from '../../support/audit-action-failure.js';
+import { abandonedAttemptError } from '../../../src/webhooks/dispatcher.js';
 import { dialects } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { expectProblem } from '../../support/problem.js';
 
-/** A receiver answering each path's queued statuses in turn (then 204). */
+/** A receiver answering each path's queued statuses in turn (then 204), counting the requests per path. */
 async function receiver() {
   const answers: Record<string, number[]> = {};
+  const hits: Record<string, number> = {};
   const server: Server = createServer((request, response) => {
+    hits[request.url ?? ''] = (hits[request.url ?? ''] ?? 0) + 1;
     request.resume();
     request.on('end', () => response.writeHead(answers[request.url ?? '']?.shift() ?? 204).end(`answer to ${request.url ?? ''}`));
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, answers, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, answers, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 const caps = ['webhooks:create', 'webhooks:read', 'webhooks:retry', 'webhooks:test'];
@@ -168,6 +171,55 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
       [3, 500],
       [4, 204],
     ]);
+  });
+
+  /** Leaves a delivery as an instance that died mid-attempt does: claimed `claimedAgoMs` ago, its lease lapsed. */
+  async function abandon(deliveryId: string, claimedAgoMs: number, attempts: number): Promise<string> {
+    const { dialect: codec } = h.database;
+    const claimedAt = new Date(Date.now() - claimedAgoMs).toISOString();
+    await h.database.db
+      .updateTable('webhook_deliveries')
+      .set({ attempts, claimed_at: codec.toDb('timestamp', claimedAt), next_attempt_at: codec.toDb('timestamp', new Date(Date.now() - 1000).toISOString()) })
+      .where('_id', '=', deliveryId)
+      .execute();
+    return claimedAt;
+  }
+
+  it('records an attempt whose instance stopped before recording an answer as abandoned, then sends the next one at once', async () => {
+    const hookId = await subscribe('/abandoned');
+    const deliveryId = await ping(hookId);
+    const claimedAt = await abandon(deliveryId, 10_000, 0);
+    await h.app.dispatcher.runOnce();
+
+    const attempts = (await h.request({ method: 'GET', url: attemptsUrl(hookId, deliveryId), token })).json() as { items: Attempt[] };
+    expect(attempts.items.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, null, abandonedAttemptError],
+      [2, 204, null],
+    ]);
+    // The abandoned attempt ran from its claim until the takeover.
+    expect(attempts.items[0]?.started_at).toBe(claimedAt);
+    expect(Date.parse(attempts.items[0]?.finished_at ?? '')).toBeGreaterThan(Date.parse(claimedAt));
+    expect(rx.hits['/abandoned']).toBe(1);
+    const deliveries = (await h.request({ method: 'GET', url: `/v1/webhooks/${hookId}/deliveries`, token })).json() as { items: Record<string, unknown>[] };
+    expect(deliveries.items[0]).toMatchObject({ _id: deliveryId, status: 'succeeded', attempts: 2, last_status_code: 204, last_error: null });
+    expect(deliveries.items[0]).not.toHaveProperty('claimed_at');
+    expect((await deliveryRow(deliveryId))?.claimed_at).toBeNull();
+  });
+
+  it('counts an abandoned attempt towards the retry schedule: when it was the last one allowed, the delivery fails unsent', async () => {
+    const hookId = await subscribe('/abandoned-last');
+    const deliveryId = await ping(hookId);
+    // WEBHOOK_RETRY_SCHEDULE '0,0': three attempts; two were recorded, the third abandoned.
+    await abandon(deliveryId, 5_000, 2);
+    await h.app.dispatcher.runOnce();
+
+    expect(await deliveryRow(deliveryId)).toMatchObject({ status: 'failed', attempts: 3, last_status_code: null, last_error: abandonedAttemptError, next_attempt_at: null, claimed_at: null });
+    expect(rx.hits['/abandoned-last']).toBeUndefined();
+    const rows = await h.database.db.selectFrom('webhook_delivery_attempts').select(['attempt', 'status_code', 'error']).where('delivery_id', '=', deliveryId).execute();
+    expect(rows).toEqual([{ attempt: 3, status_code: null, error: abandonedAttemptError }]);
+    // Nothing more is due: another round sends nothing.
+    await h.app.dispatcher.runOnce();
+    expect(rx.hits['/abandoned-last']).toBeUndefined();
   });
 
   it("records an attempt's row, its delivery summary and a 410's disabling together: when the disabling's audit fails, none of them lands", async () => {
