@@ -107,5 +107,14 @@ export interface Database {
   startupWarnings?(): Promise<readonly string[]>;
   /** Pool numbers, where the driver has a pool (PostgreSQL); SQLite has none. */
   poolStats?(): PoolStats;
+  /**
+   * Removes from the database's files what committed changes overwrote or deleted, where
+   * the engine can (after an erasure, and on every retention run). SQLite zeroes freed
+   * space as it writes (`secure_delete`), so this truncates its write-ahead log, whose old
+   * frames still hold earlier versions of the pages. PostgreSQL has no such operation (a
+   * dead row version stays on disk until VACUUM's space is reused): not implemented.
+   * Never waits for a lock: `complete` is false when a reader or writer held the log.
+   */
+  purgeOverwritten?(): Promise<{ readonly complete: boolean }>;
   close(): Promise<void>;
 }

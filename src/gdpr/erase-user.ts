@@ -60,6 +60,13 @@ async function* referencing(unit: UnitOfWork, resource: ResourceDef, field: stri
  * the whole erasure (409). Running it again changes nothing.
  */
 export async function eraseUser(service: ResourceService, answers: StoredAnswers, context: RequestContext, userId: string): Promise<ErasureResult> {
+  const result = await erase(service, answers, context, userId);
+  // The committed erasure, out of the database's files too where the engine allows (SQLite's log).
+  await service.purgeOverwritten();
+  return result;
+}
+
+function erase(service: ResourceService, answers: StoredAnswers, context: RequestContext, userId: string): Promise<ErasureResult> {
   return service.work(context, async (unit) => {
     // A soft-deleted user still has personal data in storage: erasure reaches it too.
     const user = (await withRowLock(unit.scoped(users, { includeDeleted: true }).selectAll().where('_id', '=', userId), unit.dialect, 'update').executeTakeFirst()) as Row | undefined;

@@ -73,6 +73,10 @@ export async function runRetention(database: Database, retention: RetentionSetti
   log.info({ purged: audit.purged, cutoffs: audit.cutoffs, idempotencyKeys, receivedWebhookEvents, deliveryHistory, signInChallenges, tenantContacts }, 'audit retention run finished');
   const policies = await applyRetentionPolicies(database, clock);
   if (policies.length > 0) log.info({ policies }, 'retention policies applied');
+  // What this run and any erasure since the last one removed, out of the files too (SQLite's
+  // log): an erasure that found the log in use is completed here, within one interval.
+  const purged = await database.purgeOverwritten?.();
+  if (purged && !purged.complete) log.warn('the write-ahead log was in use: removed values stay in it until the next retention run');
   return { audit, idempotencyKeys, receivedWebhookEvents, deliveryHistory, signInChallenges, tenantContacts, policies };
 }
 

@@ -54,6 +54,11 @@ export class ResourceService {
     return new ScopedQueries(this.database.db, this.database.dialect, principal);
   }
 
+  /** After a change that removed personal data: drops what it overwrote from the database's files, where the engine can. */
+  async purgeOverwritten(): Promise<void> {
+    await this.database.purgeOverwritten?.();
+  }
+
   /** Runs `work` as one unit of work for the caller. */
   work<T>(context: RequestContext, work: (unit: UnitOfWork) => Promise<T>): Promise<T> {
     return runUnitOfWork(this.database, this.clock, context, work);

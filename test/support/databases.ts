@@ -51,10 +51,10 @@ export async function createMigratedTemplate(base: string, name: string): Promis
  * PostgreSQL database starts as a copy of the run's migrated template. `migrateToLatest`
  * still runs on it, finds nothing to apply and checks the schema against the registry.
  */
-export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number; now?: () => number } = {}): Promise<Database> {
+export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number; now?: () => number; sqliteFile?: string } = {}): Promise<Database> {
   const database =
     dialect === 'sqlite'
-      ? openSqlite(':memory:', options)
+      ? openSqlite(options.sqliteFile ?? ':memory:', options)
       : openPostgres({
           connectionString: await createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`, inject('postgresTemplate')),
           poolSize: 25,

@@ -49,7 +49,7 @@ export function crud(resource: string): string[] {
 /** A complete app on a fresh database of the dialect, with a temp data dir. */
 export async function createHarness(
   dialect: DialectName,
-  options: { env?: Record<string, string>; clock?: Clock; database?: { statementTimeoutMs?: number; now?: () => number }; adminDir?: string } = {},
+  options: { env?: Record<string, string>; clock?: Clock; database?: { statementTimeoutMs?: number; now?: () => number; sqliteFile?: string }; adminDir?: string } = {},
 ): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'booking-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false', ...options.env });

@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../../src/registry/index.js';
 import { installAuditFailure } from '../../support/audit-failure.js';
@@ -71,8 +75,14 @@ describe('erasure, step by step', { shuffle: false }, () => {
       return h.request({ method: 'GET', url, token });
     }
 
+    // SQLite in a file, as the service runs it, so the files can be searched for the values.
+    const directory = mkdtempSync(join(tmpdir(), 'booking-erasure-'));
+    const sqliteFile = join(directory, 'booking.sqlite');
+    /** The values found in the bytes of the SQLite database and its write-ahead log. */
+    const leaksOnDisk = () => leaks([sqliteFile, `${sqliteFile}-wal`].map((file) => (existsSync(file) ? readFileSync(file).toString('latin1') : '')).join('\n'));
+
     beforeAll(async () => {
-      h = await createHarness(dialect, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
+      h = await createHarness(dialect, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' }, database: { sqliteFile } });
       failure = await installAuditFailure(h.database);
       const tenant = await h.tenant('Hotel');
       token = await h.bearer(tenant, capabilities);
@@ -112,7 +122,10 @@ describe('erasure, step by step', { shuffle: false }, () => {
       const sensitive: readonly string[] = [personal.email, personal.phone, personal.birth];
       expect(leaks(JSON.stringify(bodies)).sort()).toEqual(values.filter((v) => !sensitive.includes(v)).sort());
     });
-    afterAll(() => h.close());
+    afterAll(async () => {
+      await h.close();
+      rmSync(directory, { recursive: true, force: true });
+    });
 
     it('keeps personal values readable for the API before erasure (sealed audit values open)', async () => {
       const audit = await get(`/v1/audit-logs?record_id=${ids.user}&action=create`);
@@ -120,6 +133,13 @@ describe('erasure, step by step', { shuffle: false }, () => {
       // …but not in clear in the stored trail.
       const raw = await h.database.db.selectFrom('audit_logs').select('new_values').where('record_id', '=', ids.user).execute();
       expect(leaks(JSON.stringify(raw))).toEqual([]);
+    });
+
+    it.runIf(dialect === 'sqlite')('holds the values in its files before erasure, in the write-ahead log and, once checkpointed, in the database file', async () => {
+      expect(leaksOnDisk()).toContain(personal.notes);
+      // What SQLite's automatic checkpoint does every thousand pages.
+      await sql`pragma wal_checkpoint(passive)`.execute(h.database.db);
+      expect(leaks(readFileSync(sqliteFile).toString('latin1'))).toContain(personal.notes);
     });
 
     it('a legal hold on the user or on a referencing record blocks erasure (409 naming the hold) until lifted', async () => {
@@ -252,6 +272,10 @@ describe('erasure, step by step', { shuffle: false }, () => {
       const tables = ['users', 'audit_logs', 'outbox_events'];
       for (const table of tables) expect(JSON.stringify(await h.database.db.selectFrom(table).selectAll().execute()), table).not.toContain('gone.deleted-user@example.com');
       expect((await get(`/v1/users/${String(gone._id)}`)).statusCode).toBe(404);
+    });
+
+    it.runIf(dialect === 'sqlite')("leaves none of them in the database's files either: freed space zeroed, the write-ahead log truncated", () => {
+      expect(leaksOnDisk()).toEqual([]);
     });
 
     it('leaves none of the original values in clear text in any table, and the key is destroyed', async () => {
