@@ -1,10 +1,15 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
+import { retentionSettingsFromConfig, runRetention } from '../../../src/gdpr/retention-job.js';
 
 /**
  * `purgeOverwritten` on SQLite (after an erasure, on every retention run): the write-ahead
@@ -44,6 +49,42 @@ describe('SQLite purgeOverwritten', () => {
       expect(Object.values(rows[0] ?? {})).toEqual([60_000]);
       const { rows: kept } = await sql<{ body: string }>`select body from notes`.execute(database.db);
       expect(kept).toEqual([{ body: 'second' }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('is what every retention run ends with, so what an erasure could not purge goes within one interval; a busy log is a warning', async () => {
+    const file = join(dir, 'retention.sqlite');
+    const database = openSqlite(file);
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(JSON.parse(chunk.toString('utf8')) as { level: number; msg: string });
+          done();
+        },
+      }),
+    );
+    const settings = retentionSettingsFromConfig(loadConfig({ DATA_DIR: dir }));
+    const warnings = () => lines.filter((line) => line.level === 40).map((line) => line.msg);
+    try {
+      await migrateToLatest(database);
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+      const reader = new BetterSqlite3(file, { readonly: true });
+      try {
+        reader.exec('begin');
+        reader.prepare('select count(*) from audit_logs').get();
+        await runRetention(database, settings, { now: () => Date.now() }, log);
+        expect(warnings()).toEqual(['the write-ahead log was in use: removed values stay in it until the next retention run']);
+        reader.exec('commit');
+      } finally {
+        reader.close();
+      }
+      await runRetention(database, settings, { now: () => Date.now() }, log);
+      expect(statSync(`${file}-wal`).size).toBe(0);
+      expect(warnings()).toHaveLength(1);
     } finally {
       await database.close();
     }
