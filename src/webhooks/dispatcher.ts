@@ -70,6 +70,11 @@ interface Delivery {
   readonly claimed_at: unknown;
 }
 
+/** A delivery this instance claimed, with the `claimed_at` stamp its claim wrote. */
+interface ClaimedDelivery extends Delivery {
+  readonly claim: unknown;
+}
+
 /** What an abandoned attempt's row says went wrong. */
 export const abandonedAttemptError = 'abandoned: the instance sending it stopped before recording an answer';
 
@@ -300,9 +305,10 @@ export class WebhookDispatcher {
       return true;
     });
     if (wanted.length === 0) return false;
+    const claim = this.timestamp(now);
     const claimed = await database.db
       .updateTable('webhook_deliveries')
-      .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs), claimed_at: this.timestamp(now) })
+      .set({ next_attempt_at: this.timestamp(now + 2 * this.options.timeoutMs + leaseMarginMs), claimed_at: claim })
       .where(
         '_id',
         'in',
@@ -313,7 +319,7 @@ export class WebhookDispatcher {
       .returning('_id')
       .execute();
     const mine = new Set(claimed.map((row) => row._id));
-    const attempts = wanted.filter((delivery) => mine.has(delivery._id));
+    const attempts = wanted.filter((delivery) => mine.has(delivery._id)).map((delivery) => ({ ...delivery, claim }));
     if (attempts.length === 0) return false;
     // The webhooks and secrets of the whole batch in two reads.
     const hookIds = [...new Set(attempts.map((delivery) => delivery.webhook_id))];
@@ -336,7 +342,7 @@ export class WebhookDispatcher {
   }
 
   private async attempt(
-    claimed: Delivery,
+    claimed: ClaimedDelivery,
     hook: Readonly<Record<string, unknown>> | undefined,
     secrets: { secret: string; previous: string | null; previous_until: unknown } | undefined,
   ): Promise<void> {
@@ -403,7 +409,7 @@ export class WebhookDispatcher {
    * delivery as the next attempt sees it, or undefined when that was the last attempt the
    * retry schedule allows (the delivery is then `failed`).
    */
-  private async recordAbandoned(delivery: Delivery, now: number): Promise<Delivery | undefined> {
+  private async recordAbandoned(delivery: ClaimedDelivery, now: number): Promise<ClaimedDelivery | undefined> {
     const attempts = delivery.attempts + 1;
     const claimedAt = Date.parse(String(this.options.database.dialect.fromDb('timestamp', delivery.claimed_at)));
     const row = { number: attempts, startedAt: Number.isNaN(claimedAt) ? now : Math.min(claimedAt, now), finishedAt: now, statusCode: null, error: abandonedAttemptError };
@@ -415,7 +421,7 @@ export class WebhookDispatcher {
       return undefined;
     }
     // Still claimed by this instance: its own attempt follows at once (the lapsed lease was the wait).
-    await this.record(delivery, { ...summary, claimed_at: this.timestamp(now) }, now, row);
+    if (!(await this.record(delivery, { ...summary, claimed_at: delivery.claim }, now, row))) return undefined;
     this.options.onAttempt?.('retrying');
     return { ...delivery, attempts };
   }
@@ -426,14 +432,23 @@ export class WebhookDispatcher {
    * `webhook_delivery_attempts` — in one transaction, so the summary and the attempts never
    * disagree. A 410 disables the webhook in that same transaction (audited as the system).
    * The claim ends with it (`claimed_at` cleared) unless `changes` says otherwise.
+   *
+   * Only while the claim is still this instance's: an instance that stalled past its lease
+   * (the database unreachable) finds the delivery taken over, its attempt already recorded
+   * as abandoned by the instance that took it, and records nothing (false).
    */
-  private async record(delivery: Delivery, changes: Record<string, unknown>, now: number, attempt?: AttemptOutcome, options: { disable?: boolean } = {}): Promise<void> {
-    await runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
-      await unit.trx
+  private async record(delivery: ClaimedDelivery, changes: Record<string, unknown>, now: number, attempt?: AttemptOutcome, options: { disable?: boolean } = {}): Promise<boolean> {
+    return runUnitOfWork(this.options.database, this.options.clock, { principal: asSystem(), clientIp: null, requestId: null }, async (unit) => {
+      const updated = await unit.trx
         .updateTable('webhook_deliveries')
         .set({ claimed_at: null, ...changes, updated_at: this.timestamp(now) })
         .where('_id', '=', delivery._id)
-        .execute();
+        .where('claimed_at', '=', delivery.claim)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) {
+        this.options.log.warn({ delivery: delivery._id }, 'webhook attempt not recorded: another instance took the delivery over');
+        return false;
+      }
       if (attempt) {
         await unit.trx
           .insertInto('webhook_delivery_attempts')
@@ -457,6 +472,7 @@ export class WebhookDispatcher {
         const row = await unit.find(webhooks, delivery.webhook_id, { lock: 'update' });
         if (row && unit.dialect.fromDb('boolean', row.active) === true) await unit.update(webhooks, row, String(row.etag), { active: false });
       }
+      return true;
     });
   }
 }

@@ -9,19 +9,43 @@ import { freePort } from '../../support/free-port.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { expectProblem } from '../../support/problem.js';
+import { until } from '../../support/server-process.js';
 
-/** A receiver answering each path's queued statuses in turn (then 204), counting the requests per path. */
+/**
+ * A receiver answering each path's queued statuses in turn (then 204), counting the
+ * requests per path. A path in `held` keeps its requests waiting until `release(path)`.
+ */
 async function receiver() {
   const answers: Record<string, number[]> = {};
   const hits: Record<string, number> = {};
+  const held = new Map<string, (() => void)[]>();
   const server: Server = createServer((request, response) => {
-    hits[request.url ?? ''] = (hits[request.url ?? ''] ?? 0) + 1;
+    const path = request.url ?? '';
+    hits[path] = (hits[path] ?? 0) + 1;
     request.resume();
-    request.on('end', () => response.writeHead(answers[request.url ?? '']?.shift() ?? 204).end(`answer to ${request.url ?? ''}`));
+    request.on('end', () => {
+      const answer = () => response.writeHead(answers[path]?.shift() ?? 204).end(`answer to ${path}`);
+      const waiting = held.get(path);
+      if (waiting) waiting.push(answer);
+      else answer();
+    });
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, answers, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    answers,
+    hits,
+    hold: (path: string) => void held.set(path, []),
+    /** How many requests to `path` wait for their answer. */
+    waiting: (path: string) => held.get(path)?.length ?? 0,
+    release(path: string) {
+      const waiting = held.get(path) ?? [];
+      held.delete(path);
+      for (const answer of waiting) answer();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const caps = ['webhooks:create', 'webhooks:read', 'webhooks:retry', 'webhooks:test'];
@@ -220,6 +244,23 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     // Nothing more is due: another round sends nothing.
     await h.app.dispatcher.runOnce();
     expect(rx.hits['/abandoned-last']).toBeUndefined();
+  });
+
+  it('records nothing for an attempt whose delivery another instance took over meanwhile (its claim is no longer the one stamped)', async () => {
+    const hookId = await subscribe('/overtaken');
+    const deliveryId = await ping(hookId);
+    rx.hold('/overtaken');
+    const running = h.app.dispatcher.runOnce();
+    await until(() => rx.waiting('/overtaken') === 1, 'the attempt at the receiver');
+    // What a second instance's claim writes once this one's lease has lapsed.
+    const takeover = h.database.dialect.toDb('timestamp', new Date(Date.now() + 60_000).toISOString());
+    await h.database.db.updateTable('webhook_deliveries').set({ claimed_at: takeover }).where('_id', '=', deliveryId).execute();
+    rx.release('/overtaken');
+    await running;
+
+    expect(await deliveryRow(deliveryId)).toMatchObject({ status: 'pending', attempts: 0, last_status_code: null });
+    expect(h.database.dialect.fromDb('timestamp', (await deliveryRow(deliveryId))?.claimed_at)).toBe(h.database.dialect.fromDb('timestamp', takeover));
+    expect(await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', deliveryId).execute()).toEqual([]);
   });
 
   it("records an attempt's row, its delivery summary and a 410's disabling together: when the disabling's audit fails, none of them lands", async () => {
