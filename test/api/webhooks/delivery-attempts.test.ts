@@ -9,7 +9,6 @@ import { freePort } from '../../support/free-port.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { expectProblem } from '../../support/problem.js';
-import { until } from '../../support/server-process.js';
 
 /**
  * A receiver answering each path's queued statuses in turn (then 204), counting the
@@ -46,6 +45,14 @@ async function receiver() {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Polls `condition` every 20 ms until it holds, for at most 5 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let polls = 0; !condition(); polls++) {
+    if (polls > 250) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const caps = ['webhooks:create', 'webhooks:read', 'webhooks:retry', 'webhooks:test'];
