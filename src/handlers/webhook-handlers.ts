@@ -7,10 +7,10 @@ import { pageAnswer } from './page-answer.js';
 
 const idOf = (input: ActionInput) => pathId(input.params.id ?? '', 'webhooks');
 
-/** The delivery named in the path; an implausible id is simply not found. */
+/** The delivery named in the path; an implausible id (too long, control characters) is simply not found. */
 function deliveryIdOf(input: ActionInput): string {
-  const deliveryId = input.params.delivery_id;
-  if (!deliveryId || deliveryId.length > 200) throw notFound('webhooks');
+  const deliveryId = pathId(input.params.delivery_id ?? '', 'webhook-deliveries');
+  if (deliveryId.length > 200) throw notFound('webhook-deliveries');
   return deliveryId;
 }
 
