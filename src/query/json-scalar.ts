@@ -1,6 +1,7 @@
 import type { FieldType } from '../registry/types.js';
 import type { FilterScalar } from './filter-ast.js';
 import { MAX_FILTER_STRING_LENGTH } from './limits.js';
+import { filterInteger } from './filter-integer.js';
 import { parseTimestamp } from '../core/parse-timestamp.js';
 import { queryError } from './query-error.js';
 
@@ -16,8 +17,7 @@ export function jsonScalar(type: FieldType, value: unknown, path: string): Filte
       if (value.length > MAX_FILTER_STRING_LENGTH) throw queryError(path, `longer than ${MAX_FILTER_STRING_LENGTH} characters`);
       return value;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw queryError(path, 'must be a safe integer');
-      return value;
+      return filterInteger(value, path);
     case 'number':
       // JSON.parse turns out-of-range literals such as 1e400 into Infinity.
       if (typeof value !== 'number' || !Number.isFinite(value)) throw queryError(path, 'must be a finite number');

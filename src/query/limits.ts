@@ -21,6 +21,14 @@ export const MAX_WHERE_LENGTH = 8192;
 /** Longest string value compared against a field, in characters. */
 export const MAX_FILTER_STRING_LENGTH = 1000;
 
+/**
+ * The integers a filter compares against an integer field: the range of the field's column
+ * on PostgreSQL (`int4`), which refuses to compare a larger literal. No stored value lies
+ * outside it (every writable integer field has a smaller maximum), so both databases refuse
+ * such a filter alike instead of one answering 500 and the other an empty list.
+ */
+export const FILTER_INTEGER_RANGE = Object.freeze({ min: -2_147_483_648, max: 2_147_483_647 });
+
 /** Most keys in `sort` (the `_id` tie-breaker is not counted). */
 export const MAX_SORT_KEYS = 5;
 

@@ -1,6 +1,7 @@
 import type { FieldType } from '../registry/types.js';
 import type { FilterScalar } from './filter-ast.js';
 import { MAX_FILTER_STRING_LENGTH } from './limits.js';
+import { filterInteger } from './filter-integer.js';
 import { parseTimestamp } from '../core/parse-timestamp.js';
 import { queryError } from './query-error.js';
 
@@ -21,8 +22,7 @@ export function queryScalar(type: FieldType, text: string, path: string): Filter
       return text;
     case 'integer': {
       const value = integerText.test(text) ? Number(text) : Number.NaN;
-      if (!Number.isSafeInteger(value)) throw queryError(path, 'must be a safe integer');
-      return value;
+      return filterInteger(value, path);
     }
     case 'number': {
       const value = decimalText.test(text) ? Number(text) : Number.NaN;
