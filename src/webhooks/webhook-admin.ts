@@ -82,7 +82,10 @@ export class WebhookAdmin {
 
   /**
    * Schedules a new attempt of a delivery now (also of a failed one), audited as `retry` on
-   * the webhook in the same transaction as the delivery's change.
+   * the webhook in the same transaction as the delivery's change. While an attempt is under
+   * way (claimed, its lease still running) that attempt is the new one and the schedule is
+   * left alone: made due again, the delivery would be sent a second time by the next poll
+   * and the live attempt recorded as abandoned.
    */
   async retry(context: RequestContext, id: string, deliveryId: string): Promise<void> {
     await runUnitOfWork(this.database, this.clock, context, async (unit) => {
@@ -94,8 +97,12 @@ export class WebhookAdmin {
         .set({ status: 'pending', next_attempt_at: at, updated_at: at })
         .where('_id', '=', deliveryId)
         .where('webhook_id', '=', id)
+        .where((eb) => eb.or([eb('claimed_at', 'is', null), eb('next_attempt_at', '<=', at)]))
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) throw notFound(webhookDeliveries.name);
+      if (Number(result.numUpdatedRows) !== 1) {
+        const underWay = await unit.trx.selectFrom('webhook_deliveries').select('_id').where('_id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+        if (!underWay) throw notFound(webhookDeliveries.name);
+      }
       await unit.audit({
         category: 'data',
         action: 'retry',

@@ -270,6 +270,29 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     expect(await h.database.db.selectFrom('webhook_delivery_attempts').select('_id').where('delivery_id', '=', deliveryId).execute()).toEqual([]);
   });
 
+  it('a retry asked for while an attempt is under way leaves it be: one send, one attempt, no abandoned row', async () => {
+    const hookId = await subscribe('/retried-live');
+    const deliveryId = await ping(hookId);
+    rx.hold('/retried-live');
+    const first = h.app.dispatcher.runOnce();
+    await until(() => rx.waiting('/retried-live') === 1, 'the attempt at the receiver');
+    const retried = await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/${deliveryId}/retry`, token });
+    expect(retried.statusCode, retried.body).toBe(202);
+    expect(await auditOf(hookId, 'retry')).toHaveLength(1);
+    // What the next poll would claim while the first attempt still waits for its answer: not this delivery.
+    const now = h.database.dialect.toDb('timestamp', new Date().toISOString());
+    const due = await h.database.db.selectFrom('webhook_deliveries').select('_id').where('_id', '=', deliveryId).where('status', '=', 'pending').where('next_attempt_at', '<=', now).execute();
+    expect(due).toEqual([]);
+    rx.release('/retried-live');
+    await first;
+    await h.app.dispatcher.runOnce();
+    expect(rx.hits['/retried-live']).toBe(1);
+
+    const attempts = (await h.request({ method: 'GET', url: attemptsUrl(hookId, deliveryId), token })).json() as { items: Attempt[] };
+    expect(attempts.items.map((a) => [a.attempt, a.status_code])).toEqual([[1, 204]]);
+    expect(await deliveryRow(deliveryId)).toMatchObject({ status: 'succeeded', attempts: 1, claimed_at: null });
+  });
+
   it("records an attempt's row, its delivery summary and a 410's disabling together: when the disabling's audit fails, none of them lands", async () => {
     const hookId = await subscribe('/gone');
     rx.answers['/gone'] = [410, 410];
