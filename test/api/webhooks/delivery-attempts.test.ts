@@ -253,12 +253,18 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
     expect(rx.hits['/abandoned-last']).toBeUndefined();
   });
 
-  it('records nothing for an attempt whose delivery another instance took over meanwhile (its claim is no longer the one stamped)', async () => {
-    const hookId = await subscribe('/overtaken');
+  /** A ping to a new webhook at `path`, its first attempt claimed and held at the receiver; `running` ends with it. */
+  async function heldAttempt(path: string) {
+    const hookId = await subscribe(path);
     const deliveryId = await ping(hookId);
-    rx.hold('/overtaken');
+    rx.hold(path);
     const running = h.app.dispatcher.runOnce();
-    await until(() => rx.waiting('/overtaken') === 1, 'the attempt at the receiver');
+    await until(() => rx.waiting(path) === 1, 'the attempt at the receiver');
+    return { hookId, deliveryId, running };
+  }
+
+  it('records nothing for an attempt whose delivery another instance took over meanwhile (its claim is no longer the one stamped)', async () => {
+    const { deliveryId, running } = await heldAttempt('/overtaken');
     // What a second instance's claim writes once this one's lease has lapsed.
     const takeover = h.database.dialect.toDb('timestamp', new Date(Date.now() + 60_000).toISOString());
     await h.database.db.updateTable('webhook_deliveries').set({ claimed_at: takeover }).where('_id', '=', deliveryId).execute();
@@ -271,11 +277,7 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
   });
 
   it('a retry asked for while an attempt is under way leaves it be: one send, one attempt, no abandoned row', async () => {
-    const hookId = await subscribe('/retried-live');
-    const deliveryId = await ping(hookId);
-    rx.hold('/retried-live');
-    const first = h.app.dispatcher.runOnce();
-    await until(() => rx.waiting('/retried-live') === 1, 'the attempt at the receiver');
+    const { hookId, deliveryId, running: first } = await heldAttempt('/retried-live');
     const retried = await h.request({ method: 'POST', url: `/v1/webhooks/${hookId}/deliveries/${deliveryId}/retry`, token });
     expect(retried.statusCode, retried.body).toBe(202);
     expect(await auditOf(hookId, 'retry')).toHaveLength(1);
