@@ -12,21 +12,23 @@ import { expectProblem } from '../../support/problem.js';
 
 /**
  * A receiver answering each path's queued statuses in turn (then 204), counting the
- * requests per path. A path in `held` keeps its requests waiting until `release(path)`.
+ * requests per path. A held path keeps its requests waiting until `release(path)`.
  */
 async function receiver() {
   const answers: Record<string, number[]> = {};
   const hits: Record<string, number> = {};
-  const held = new Map<string, (() => void)[]>();
+  /** Per held path: the answers waiting to be sent, and who waits for the first request. */
+  const held = new Map<string, { readonly answers: (() => void)[]; readonly arrived: () => void }>();
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '';
     hits[path] = (hits[path] ?? 0) + 1;
     request.resume();
     request.on('end', () => {
       const answer = () => response.writeHead(answers[path]?.shift() ?? 204).end(`answer to ${path}`);
-      const waiting = held.get(path);
-      if (waiting) waiting.push(answer);
-      else answer();
+      const holding = held.get(path);
+      if (!holding) return answer();
+      holding.answers.push(answer);
+      holding.arrived();
     });
   });
   const port = await freePort();
@@ -35,24 +37,15 @@ async function receiver() {
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     answers,
     hits,
-    hold: (path: string) => void held.set(path, []),
-    /** How many requests to `path` wait for their answer. */
-    waiting: (path: string) => held.get(path)?.length ?? 0,
+    /** Holds the requests to `path` from now on; resolves when the first one is there. */
+    hold: (path: string) => new Promise<void>((arrived) => held.set(path, { answers: [], arrived })),
     release(path: string) {
-      const waiting = held.get(path) ?? [];
+      const holding = held.get(path);
       held.delete(path);
-      for (const answer of waiting) answer();
+      for (const answer of holding?.answers ?? []) answer();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Polls `condition` every 20 ms until it holds, for at most 5 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let polls = 0; !condition(); polls++) {
-    if (polls > 250) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const caps = ['webhooks:create', 'webhooks:read', 'webhooks:retry', 'webhooks:test'];
@@ -257,9 +250,9 @@ describe.each(dialects)('webhook delivery attempts, retry and test on %s', (dial
   async function heldAttempt(path: string) {
     const hookId = await subscribe(path);
     const deliveryId = await ping(hookId);
-    rx.hold(path);
+    const arrived = rx.hold(path);
     const running = h.app.dispatcher.runOnce();
-    await until(() => rx.waiting(path) === 1, 'the attempt at the receiver');
+    await arrived;
     return { hookId, deliveryId, running };
   }
 
