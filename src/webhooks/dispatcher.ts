@@ -416,8 +416,7 @@ export class WebhookDispatcher {
     const summary = { attempts, last_status_code: null, last_error: abandonedAttemptError };
     this.options.log.warn({ delivery: delivery._id, attempt: attempts }, 'webhook attempt abandoned by a stopped instance');
     if (this.options.retrySchedule[attempts - 1] === undefined) {
-      await this.record(delivery, { ...summary, status: 'failed', next_attempt_at: null }, now, row);
-      this.options.onAttempt?.('failed');
+      if (await this.record(delivery, { ...summary, status: 'failed', next_attempt_at: null }, now, row)) this.options.onAttempt?.('failed');
       return undefined;
     }
     // Still claimed by this instance: its own attempt follows at once (the lapsed lease was the wait).
