@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Db } from '../db/dialect.js';
+import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import { newRecordId } from '../lib/record-id.js';
-import { capabilityFreeReader, hideFields } from '../derive/field-access.js';
-import { findResource, getResource } from '../registry/index.js';
+import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import { asSystem } from '../core/principal.js';
 import type { Clock } from '../core/clock.js';
@@ -13,9 +11,9 @@ import type { AddressGuard } from './address-guard.js';
 import { withSpan } from '../observability/tracing.js';
 import { postWebhook } from './deliver.js';
 import { signatureHeader } from './signature.js';
+import { fanOutBatch, OutboxFanOut } from './fan-out.js';
 
 const webhooks = getResource('webhooks');
-const tenants = getResource('tenants');
 
 /** How often an instance looks for work: short, so an idle queue delivers within ~0.1 s. */
 export const defaultPollMs = 100;
@@ -28,10 +26,6 @@ export const maxInFlight = 128;
  * before (64: delivery throughput scales with it while writers hold the database).
  */
 export const maxInFlightPerWebhook = 64;
-/** Outbox events fanned out per transaction. */
-const fanOutBatch = 100;
-/** Deliveries per insert statement (SQLite caps the bound parameters of one statement). */
-const insertChunk = 50;
 /** Room beyond the attempt itself for its database reads and writes before a claim lapses. */
 const leaseMarginMs = 5000;
 
@@ -46,17 +40,6 @@ export interface DispatcherOptions {
   readonly log: FastifyBaseLogger;
   /** Counts attempts by outcome (metrics). */
   readonly onAttempt?: (outcome: 'succeeded' | 'retrying' | 'failed' | 'disabled') => void;
-}
-
-/**
- * The oldest outbox event not yet dispatched, if any: every instance asks this each poll,
- * so mostly of an outbox with nothing pending (its plan is tested). Ordered like the claim
- * so that SQLite reads `outbox_events_pending_idx`, which holds only pending events, even
- * with statistics taken while most events were pending: unordered, such statistics had
- * it scan the whole table on every idle poll.
- */
-export function firstPendingEvent(db: Db) {
-  return db.selectFrom('outbox_events').select('_id').where('dispatched_at', 'is', null).orderBy('_id').limit(1);
 }
 
 /** A claimed delivery, as the attempt needs it. */
@@ -88,23 +71,17 @@ interface AttemptOutcome {
   readonly error: string | null;
 }
 
-interface WebhookRow {
-  readonly _id: string;
-  readonly tenant_id: string | null;
-  readonly url: string;
-  readonly events: readonly string[];
-}
-
 /**
- * Turns the transactional outbox into webhook deliveries and sends them. Every instance
- * runs one; work is claimed, never shared: on PostgreSQL outbox rows are taken with
- * `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the claims; a delivery
- * attempt is claimed by moving its `next_attempt_at` past a lease (twice the attempt's
- * timeout plus {@link leaseMarginMs}), so no two instances send the same attempt, and one
- * claimed by an instance that died (kill -9) is sent again once the lease lapses. The claim
- * also stamps `claimed_at`, cleared when the outcome is recorded: a claim found still set is
- * an abandoned attempt, recorded as such before the next one (it may have reached the
- * receiver, so it counts towards the retry schedule and shows among the attempts).
+ * Turns the transactional outbox into webhook deliveries ({@link OutboxFanOut}) and sends
+ * them. Every instance runs one; work is claimed, never shared: on PostgreSQL outbox rows
+ * are taken with `FOR UPDATE SKIP LOCKED`, on SQLite the single writer serialises the
+ * claims; a delivery attempt is claimed by moving its `next_attempt_at` past a lease (twice
+ * the attempt's timeout plus {@link leaseMarginMs}), so no two instances send the same
+ * attempt, and one claimed by an instance that died (kill -9) is sent again once the lease
+ * lapses. The claim also stamps `claimed_at`, cleared when the outcome is recorded: a claim
+ * found still set is an abandoned attempt, recorded as such before the next one (it may
+ * have reached the receiver, so it counts towards the retry schedule and shows among the
+ * attempts).
  *
  * Attempts run beside the polling, at most {@link maxInFlight} at once and at most
  * {@link maxInFlightPerWebhook} of them to one webhook: a slow receiver holds its own
@@ -117,7 +94,11 @@ export class WebhookDispatcher {
   /** Attempts under way per webhook id (entries removed at zero). */
   private readonly inFlightByWebhook = new Map<string, number>();
 
-  constructor(private readonly options: DispatcherOptions) {}
+  private readonly fanOut: OutboxFanOut;
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.fanOut = new OutboxFanOut(options.database, options.clock);
+  }
 
   /**
    * Polls every `intervalMs` until {@link stop}; a poll that found a full batch goes on at
@@ -160,126 +141,26 @@ export class WebhookDispatcher {
    * webhook) and wait for them.
    */
   async runOnce(): Promise<void> {
-    while ((await this.fanOut()) > 0);
+    while ((await this.fanOut.run()) > 0);
     await this.startDue();
     await Promise.all(this.inFlight);
   }
 
   /** One batch of fan-out, then every due attempt there is room for; true when more may be waiting. */
   private async poll(): Promise<boolean> {
-    const fanned = await this.fanOut();
+    const fanned = await this.fanOut.run();
     const more = await this.startDue();
     return fanned === fanOutBatch || more;
   }
 
-  /**
-   * Creates a pending delivery per subscribed, active webhook of each event's node or above,
-   * for one batch of outbox events, in one transaction that also marks them dispatched.
-   */
-  private async fanOut(): Promise<number> {
-    const { database, clock } = this.options;
-    const { dialect } = database;
-    const pending = await firstPendingEvent(database.db).executeTakeFirst();
-    if (!pending) return 0;
-    // Read before the transaction: SQLite has one connection, and the claim holds it.
-    const subscribers = await this.activeWebhooks();
-    return database.db.transaction().execute(async (trx) => {
-      let query = trx.selectFrom('outbox_events').selectAll().where('dispatched_at', 'is', null).orderBy('_id').limit(fanOutBatch);
-      if (dialect.supportsRowLocks) query = query.forUpdate().skipLocked();
-      const events = await query.execute();
-      if (events.length === 0) return 0;
-      const now = clock.now();
-      const system = new ScopedQueries(trx, dialect, asSystem());
-      const ancestorsOf = new Map<string | null, ReadonlySet<string>>();
-      const rows: ReturnType<WebhookDispatcher['delivery']>[] = [];
-      for (const event of events) {
-        let ancestors = ancestorsOf.get(event.tenant_id);
-        if (!ancestors) ancestorsOf.set(event.tenant_id, (ancestors = await this.ancestors(system, event.tenant_id)));
-        const reached = ancestors;
-        const interested = subscribers.filter((hook) => hook.events.includes(event.type) && reached.has(hook.tenant_id ?? 'system'));
-        if (interested.length === 0) continue;
-        const payload = JSON.stringify({ type: event.type, timestamp: new Date(now).toISOString(), data: receiverView(event.resource, dialect.fromDb('object', event.data)) });
-        for (const hook of interested) rows.push(this.delivery(hook, event._id, event.type, payload, now));
-      }
-      for (let i = 0; i < rows.length; i += insertChunk)
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(rows.slice(i, i + insertChunk))
-          .execute();
-      await trx
-        .updateTable('outbox_events')
-        .set({ dispatched_at: dialect.toDb('timestamp', new Date(now).toISOString()) })
-        .where(
-          '_id',
-          'in',
-          events.map((event) => event._id),
-        )
-        .execute();
-      return events.length;
-    });
-  }
-
-  /**
-   * A `ping` delivery to one webhook, due at once: the caller inserts it in its own
-   * transaction (the audited `POST /v1/webhooks/{id}/test`), so the row and its audit
-   * entry commit together.
-   */
-  pingDelivery(hook: { _id: string; tenant_id: string | null }, now: number): ReturnType<WebhookDispatcher['delivery']> {
-    return this.delivery(
-      { ...hook, url: '', events: ['ping'] },
-      `ping-${randomUUID()}`,
-      'ping',
-      JSON.stringify({ type: 'ping', timestamp: new Date(now).toISOString(), data: { webhook_id: hook._id } }),
-      now,
-    );
-  }
-
-  private delivery(hook: WebhookRow, eventId: string, type: string, payload: string, now: number) {
-    const at = this.timestamp(now);
-    return {
-      _id: `msg_${randomUUID()}`,
-      tenant_id: hook.tenant_id,
-      webhook_id: hook._id,
-      event_id: eventId,
-      type,
-      payload,
-      status: 'pending',
-      attempts: 0,
-      last_status_code: null,
-      last_error: null,
-      next_attempt_at: at,
-      claimed_at: null,
-      created_at: at,
-      updated_at: at,
-    };
+  /** A `ping` delivery to one webhook, due at once, for the caller to insert (see {@link OutboxFanOut.pingDelivery}). */
+  pingDelivery(hook: { _id: string; tenant_id: string | null }, now: number): ReturnType<OutboxFanOut['pingDelivery']> {
+    return this.fanOut.pingDelivery(hook, now);
   }
 
   /** A time as the dialect stores timestamps (the deliveries list filters on them). */
   private timestamp(ms: number): unknown {
     return this.options.database.dialect.toDb('timestamp', new Date(ms).toISOString());
-  }
-
-  private async activeWebhooks(): Promise<WebhookRow[]> {
-    const { dialect } = this.options.database;
-    const rows = await new ScopedQueries(this.options.database.db, dialect, asSystem())
-      .scoped(webhooks)
-      .selectAll()
-      .where('active', '=', dialect.toDb('boolean', true))
-      .where('direction', '=', 'outgoing')
-      .execute();
-    return rows.map((row) => ({ _id: String(row._id), tenant_id: (row.tenant_id as string | null) ?? null, url: String(row.url), events: dialect.fromDb('string_list', row.events) as string[] }));
-  }
-
-  /** The node of a record and every node above it (`system` included), from its materialised path. */
-  private async ancestors(system: ScopedQueries, tenantId: string | null): Promise<ReadonlySet<string>> {
-    if (tenantId === null) return new Set(['system']);
-    const node = await system.scoped(tenants, { includeDeleted: true }).select('path').where('_id', '=', tenantId).executeTakeFirst();
-    return new Set([
-      'system',
-      ...String(node?.path ?? `/${tenantId}/`)
-        .split('/')
-        .filter(Boolean),
-    ]);
   }
 
   /**
@@ -474,31 +355,4 @@ export class WebhookDispatcher {
       return true;
     });
   }
-}
-
-/**
- * The queue the metrics report: deliveries waiting to be sent, across every tenant (an
- * operator's gauge), and the age of the oldest.
- */
-export async function webhookQueue(database: Database, now: number): Promise<{ depth: number; oldestAgeMs: number }> {
-  const row = await database.db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [eb.fn.countAll().as('depth'), eb.fn.min('created_at').as('oldest')])
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  const oldest = row?.oldest === null || row?.oldest === undefined ? Number.NaN : Date.parse(String(row.oldest));
-  return { depth: Number(row?.depth ?? 0), oldestAgeMs: Number.isNaN(oldest) ? 0 : Math.max(0, now - oldest) };
-}
-
-/**
- * The record as a webhook receiver sees it: a webhook has no capabilities of its own (its
- * receiver proves nothing but the signing secret), so every sensitive field is left out,
- * whoever created the webhook (docs/webhooks.md). Decided once, at fan-out: the stored
- * delivery, its retries and the deliveries list never hold more. Events this version
- * records already lack them (`data/outbox.ts`); this covers events an earlier one recorded.
- */
-function receiverView(resourceName: string, data: unknown): unknown {
-  const resource = findResource(resourceName);
-  if (!resource || data === null || typeof data !== 'object') return data;
-  return hideFields(resource, capabilityFreeReader, { ...(data as Record<string, unknown>) });
 }

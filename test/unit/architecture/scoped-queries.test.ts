@@ -17,9 +17,9 @@ const resourceTables = new Set(resources.map((r) => r.table));
  */
 const tenantOwnedTables: Readonly<Record<string, { readonly owners: readonly string[]; readonly reason: string }>> = {
   [webhookDeliveries.table]: {
-    owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/webhook-admin.ts', 'src/webhooks/delivery-retention.ts'],
+    owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/fan-out.ts', 'src/webhooks/webhook-queue.ts', 'src/webhooks/webhook-admin.ts', 'src/webhooks/delivery-retention.ts'],
     reason:
-      "the dispatcher fans out, claims and records attempts for every tenant (a system worker) and reports the queue depth; the admin retries and pings only after finding the webhook in the caller's scope, by that webhook's id (reads go through scoped(webhookDeliveries)); retention removes every tenant's finished old rows (a system job)",
+      "the dispatcher fans out (fan-out.ts), claims and records attempts for every tenant (a system worker), and the metrics report the queue depth (webhook-queue.ts); the admin retries and pings only after finding the webhook in the caller's scope, by that webhook's id (reads go through scoped(webhookDeliveries)); retention removes every tenant's finished old rows (a system job)",
   },
   [webhookDeliveryAttempts.table]: {
     owners: ['src/webhooks/dispatcher.ts', 'src/webhooks/delivery-retention.ts'],

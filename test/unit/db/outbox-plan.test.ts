@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/dialect.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { openSqlite } from '../../../src/db/sqlite.js';
-import { firstPendingEvent } from '../../../src/webhooks/dispatcher.js';
+import { firstPendingEvent } from '../../../src/webhooks/fan-out.js';
 
 /**
  * The dispatcher asks every 100 ms whether an outbox event is pending, and the answer is
