@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
-import { Secret, TOTP } from 'otpauth';
+import { Secret } from 'otpauth';
+import type { TOTP } from 'otpauth';
 import type { Database } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
@@ -15,59 +14,13 @@ import type { SecurityEvents, UserEventName } from '../security/security-events.
 import { challengeRefusal, invalidGrant, otpPolicy, Refusal, refusable } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
+import { matchingStep, recoveryCode, recoveryCodeCount, totpGenerator } from './totp-codes.js';
+import { lockedUntilAfterTry, totpLocked, totpLockMs, totpLockPolicy } from './totp-lock.js';
+import type { Try } from './totp-lock.js';
 
 const users = getResource('users');
-const recoveryCodeCount = 10;
-
-/** The TOTP parameters of CONTRACT.md: RFC 6238 with SHA-1, 6 digits, 30 s steps, ±1 step. */
-export const totpPolicy = { algorithm: 'SHA1', digits: 6, period: 30, window: 1 } as const;
-
-/**
- * The otpauth generator the service signs users in with. `overrides` exists for the RFC 6238
- * Appendix B vectors (8 digits, SHA-256/512 seeds): they run through this same construction.
- */
-export function totpGenerator(secret: Secret, label: string, overrides: { algorithm?: 'SHA1' | 'SHA256' | 'SHA512'; digits?: number } = {}): TOTP {
-  return new TOTP({ issuer: 'Booking service', label, algorithm: overrides.algorithm ?? totpPolicy.algorithm, digits: overrides.digits ?? totpPolicy.digits, period: totpPolicy.period, secret });
-}
-
-/**
- * The RFC 6238 time step a code belongs to at `now` (ms), within ±1 step, or `null`. The
- * service then claims that step with a compare-and-set, so each code is accepted once.
- */
-export function matchingStep(totp: TOTP, code: string, now: number): number | null {
-  // Only ASCII digits can match; otpauth compares bytes and throws on a code whose UTF-8 length differs.
-  if (code.length !== totp.digits || !/^[0-9]+$/.test(code)) return null;
-  const delta = totp.validate({ token: code, timestamp: now, window: totpPolicy.window });
-  return delta === null ? null : Math.floor(now / 1000 / totpPolicy.period) + delta;
-}
 
 type Outcome = 'accepted' | 'wrong_code' | 'replayed';
-
-/**
- * The TOTP lock-out (NIST SP 800-63B §5.2.2): refused TOTP codes of a user are counted over
- * every entry point (activate, sign-in second factor, step-up, disable) until one is
- * accepted. The 5th consecutive refusal locks TOTP for 1 min, each further one for twice as
- * long as the one before, at most 24 h; while locked, codes are refused unchecked. So 100
- * consecutive failures take over 80 days. Recovery codes stay usable (see `verify`).
- */
-export const totpLockPolicy = { freeTries: 5, firstLockMs: 60_000, maxLockMs: 86_400_000 } as const;
-
-/** How long TOTP stays locked after the `failures`-th consecutive refused code (0: not locked). */
-export function totpLockMs(failures: number): number {
-  const { freeTries, firstLockMs, maxLockMs } = totpLockPolicy;
-  return failures < freeTries ? 0 : Math.min(firstLockMs * 2 ** (failures - freeTries), maxLockMs);
-}
-
-/** A try taken (`failures` counts it, as if refused), or refused unchecked: TOTP is locked until `lockedUntil`. */
-type Try = { readonly failures: number } | { readonly lockedUntil: number };
-
-/** The answer to a TOTP code sent while TOTP is locked: 429 `rate_limited` with `Retry-After`, the code unchecked. */
-function totpLocked(lockedUntil: number, now: number): ApiError {
-  const wait = Math.max(1, Math.ceil((lockedUntil - now) / 1000));
-  return new ApiError('rate_limited', `Too many wrong TOTP codes: TOTP is locked for this user; retry in ${wait} s, or sign in with a recovery code`, {
-    headers: { 'retry-after': String(wait) },
-  });
-}
 
 /** A refused code at activate, step-up or disable: a wrong code (any shape) or a replay, answered alike as 400 `invalid_grant`. */
 const wrongTotpCode = 'The code is not the current code of the authenticator, or was used already';
@@ -77,11 +30,6 @@ export interface Enrollment {
   readonly otpauth_uri: string;
   /** Single-use codes for when the authenticator is lost; shown only here, valid once TOTP is on. */
   readonly recovery_codes: readonly string[];
-}
-
-function recoveryCode(): string {
-  const text = randomBytes(8).toString('hex');
-  return `${text.slice(0, 8)}-${text.slice(8)}`.slice(0, 17);
 }
 
 /**
@@ -361,11 +309,7 @@ export class TotpService {
    * allows get a check. An accepted code then resets both (see {@link claimStep}).
    */
   private async countTry(userId: string, now: number): Promise<Try> {
-    const { freeTries, maxLockMs } = totpLockPolicy;
-    // The lock that the try after `failed_tries` earns, spelt out per count up to the cap.
-    const steps = [];
-    for (let before = freeTries - 1; totpLockMs(before + 1) < maxLockMs; before += 1) steps.push(sql`when failed_tries = ${before} then cast(${now + totpLockMs(before + 1)} as bigint)`);
-    const lockedUntil = sql<number>`case when failed_tries < ${freeTries - 1} then locked_until ${sql.join(steps, sql` `)} else cast(${now + maxLockMs} as bigint) end`;
+    const lockedUntil = lockedUntilAfterTry(now);
     const counted = await this.deps.database.db
       .updateTable('user_totp')
       .set((eb) => ({ failed_tries: eb('failed_tries', '+', 1), locked_until: lockedUntil }))

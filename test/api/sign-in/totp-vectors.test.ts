@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { DataKey } from '../../../src/security/data-key.js';
 import { asSystem } from '../../../src/core/principal.js';
-import { matchingStep, totpGenerator, totpPolicy } from '../../../src/sign-in/totp-service.js';
+import { matchingStep, totpGenerator, totpPolicy } from '../../../src/sign-in/totp-codes.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
