@@ -43,9 +43,33 @@ function localMidnight(zone: string, wallDay: number, guess: number): number {
   return instant;
 }
 
-/** The start of the local clock hour in `zone` that contains `instant`. */
+/** The zone's offset from UTC at `instant`, in ms. */
+const offsetAt = (zone: string, instant: number): number => wallClock(zone, instant) - instant;
+
+/**
+ * The first instant after `before` whose offset differs from the offset at `before`, found by
+ * bisection, given that the offset at `after` differs (a clock change lies in between; no zone
+ * changes its clocks twice within an hour).
+ */
+function clockChange(zone: string, before: number, after: number): number {
+  const offset = offsetAt(zone, before);
+  while (after - before > 1) {
+    const middle = Math.floor((before + after) / 2);
+    if (offsetAt(zone, middle) === offset) before = middle;
+    else after = middle;
+  }
+  return after;
+}
+
+/**
+ * The start of the local clock hour in `zone` that contains `instant`: the top of the hour
+ * it reads, unless the clocks changed since then, in which case the hour began with the
+ * change (its earlier part belongs to the hour read before the change).
+ */
 export function startOfHour(zone: string, instant: number): number {
-  return instant - mod(wallClock(zone, instant), hourMs);
+  const wall = wallClock(zone, instant);
+  const top = instant - mod(wall, hourMs);
+  return offsetAt(zone, top) === wall - instant ? top : clockChange(zone, top, instant);
 }
 
 /** The instant local midnight of a calendar date (`Date.UTC` of it) begins in `zone`. */
@@ -55,17 +79,16 @@ export function midnightOf(zone: string, utcDate: number): number {
 }
 
 /**
- * The start of the next local hour. Stepping by instants, not readings, keeps both copies
- * of a repeated hour when clocks fall back; the correction covers zones whose clocks move
- * by half an hour (Australia/Lord_Howe), where a local hour is 30 minutes longer or shorter.
+ * The start of the next local hour: the next top of the hour at the current offset, or an
+ * earlier clock change. Stepping by instants keeps both copies of a repeated hour when clocks
+ * fall back; a change that is not at the top of an hour (Australia/Lord_Howe moves its clocks
+ * by half an hour, Pacific/Chatham at 02:45 and 03:45) ends the hour early, so every slot
+ * reads one clock hour at one offset.
  */
 function nextHour(zone: string, hourStart: number): number {
-  const next = hourStart + hourMs;
-  const off = mod(wallClock(zone, next), hourMs);
-  if (off === 0) return next;
-  const earlier = next - off;
-  if (earlier > hourStart && mod(wallClock(zone, earlier), hourMs) === 0) return earlier;
-  return next + hourMs - off;
+  const wall = wallClock(zone, hourStart);
+  const top = hourStart + hourMs - mod(wall, hourMs);
+  return offsetAt(zone, top - 1) === wall - hourStart ? top : clockChange(zone, hourStart, top - 1);
 }
 
 /**

@@ -51,9 +51,32 @@ describe('time slots', () => {
 
   it('aligns hours to half-hour offsets and half-hour clock changes', () => {
     expect(iso(startOfHour('Asia/Kolkata', Date.parse('2030-01-01T10:10:00Z')))).toBe('2030-01-01T09:30:00.000Z');
-    // Lord Howe Island falls back by 30 minutes: one local hour lasts 90 minutes.
-    const slots = hourSlots('Australia/Lord_Howe', '2030-04-07', '2030-04-08');
-    expect(slots.map(hours).filter((h) => h !== 1)).toEqual([1.5]);
+    // Lord Howe Island falls back from 02:00 to 01:30: the repeated half hour is a slot of its own.
+    const back = hourSlots('Australia/Lord_Howe', '2030-04-07', '2030-04-08');
+    expect(back.filter((slot) => hours(slot) !== 1).map((slot) => [iso(slot.start), hours(slot)])).toEqual([['2030-04-06T15:00:00.000Z', 0.5]]);
+    // It springs forward from 02:00 to 02:30: that hour has 30 minutes.
+    const forward = hourSlots('Australia/Lord_Howe', '2030-10-06', '2030-10-07');
+    expect(forward.filter((slot) => hours(slot) !== 1).map((slot) => [iso(slot.start), hours(slot)])).toEqual([['2030-10-05T15:30:00.000Z', 0.5]]);
+    expect(iso(startOfHour('Australia/Lord_Howe', Date.parse('2030-04-06T15:10:00Z')))).toBe('2030-04-06T15:00:00.000Z');
+  });
+
+  it('cuts an hour where the clocks change within it (Pacific/Chatham, at 03:45 and 02:45)', () => {
+    // Back from 03:45 (+13:45) to 02:45 (+12:45) at 14:00Z: 03:00–03:45, then 02:45–03:00 again.
+    const back = hourSlots('Pacific/Chatham', '2030-04-07', '2030-04-08');
+    expect(back.filter((slot) => hours(slot) !== 1).map((slot) => [iso(slot.start), hours(slot)])).toEqual([
+      ['2030-04-06T13:15:00.000Z', 0.75],
+      ['2030-04-06T14:00:00.000Z', 0.25],
+    ]);
+    expect(back.reduce((sum, slot) => sum + hours(slot), 0)).toBe(25);
+    // Forward from 02:45 (+12:45) to 03:45 (+13:45): 02:00–02:45, then 03:45–04:00.
+    const forward = hourSlots('Pacific/Chatham', '2030-09-29', '2030-09-30');
+    expect(forward.filter((slot) => hours(slot) !== 1).map((slot) => [iso(slot.start), hours(slot)])).toEqual([
+      ['2030-09-28T13:15:00.000Z', 0.75],
+      ['2030-09-28T14:00:00.000Z', 0.25],
+    ]);
+    expect(forward.reduce((sum, slot) => sum + hours(slot), 0)).toBe(23);
+    expect(iso(startOfHour('Pacific/Chatham', Date.parse('2030-04-06T14:10:00Z')))).toBe('2030-04-06T14:00:00.000Z');
+    expect(iso(startOfHour('Pacific/Chatham', Date.parse('2030-09-28T14:10:00Z')))).toBe('2030-09-28T14:00:00.000Z');
   });
 
   it('floors an instant to its local day', () => {
