@@ -3,8 +3,8 @@
  * millisecond resolution, in zones whose days are 23 or 25 hours long, whose offsets are
  * not whole hours (Asia/Kolkata, Asia/Kathmandu, Pacific/Chatham), whose clocks move by half
  * an hour (Australia/Lord_Howe) or skip midnight (America/Santiago):
- * - every booking create is accepted exactly when the model has room, and a refusal names
- *   the model's `available` and `conflicts`;
+ * - every booking create, move, resize and reactivation is accepted exactly when the model
+ *   has room, and a refusal names the model's `available` and `conflicts`;
  * - random slot queries (day and hour, dates and timestamps in any offset) answer the
  *   model's boundaries and peaks, or 400 when the model finds the range empty;
  * - random searches list exactly the products the model finds free, with its `available`.
@@ -105,20 +105,18 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
   beforeAll(async () => {
     h = await createHarness(dialect);
     token = await h.bearer(await h.tenant('Zones'), [...crud('products'), ...crud('bookings')]);
+    const span = {
+      window: fc.constantFrom(...windows),
+      at: fc.noBias(fc.integer({ min: 0, max: 1_000_000 })),
+      minutes: fc.noBias(fc.integer({ min: 1, max: 1200 })),
+      quantity: fc.noBias(fc.integer({ min: 1, max: 3 })),
+      align: fc.constantFrom('none' as const, 'hour' as const, 'day' as const),
+    };
     const plans = fc.sample(
-      fc.array(
-        fc.record({
-          window: fc.constantFrom(...windows),
-          at: fc.noBias(fc.integer({ min: 0, max: 1_000_000 })),
-          minutes: fc.noBias(fc.integer({ min: 1, max: 1200 })),
-          quantity: fc.noBias(fc.integer({ min: 1, max: 3 })),
-          align: fc.constantFrom('none' as const, 'hour' as const, 'day' as const),
-        }),
-        {
-          minLength: 50,
-          maxLength: 50,
-        },
-      ),
+      fc.record({
+        creates: fc.array(fc.record(span), { minLength: 50, maxLength: 50 }),
+        moves: fc.array(fc.record({ target: fc.nat(), ...span }), { minLength: 20, maxLength: 20 }),
+      }),
       { seed, numRuns: zones.length + 1 },
     );
     for (const [index, plan] of plans.entries()) {
@@ -133,32 +131,57 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
       });
       expect(created.statusCode, created.body).toBe(201);
       const product: Product = { id: created.json<{ _id: string }>()._id, name: `P${index}`, zone, total, active: index < zones.length, held: [] };
-      for (const step of plan) {
-        const [start, end] = bookingSpan(boundaries(zone), step);
-        const answer = await h.request({ method: 'POST', url: '/v1/bookings/', token, body: { product_id: product.id, start_time: iso(start), end_time: iso(end), quantity: step.quantity } });
-        const free = product.total - peakHeld(product.held, start, end);
-        const fits = free >= step.quantity;
-        expect(answer.statusCode, `${iso(start)}–${iso(end)} ×${step.quantity}: ${answer.body}`).toBe(fits ? 201 : 409);
+      const etags = new Map<string, string>();
+      /** Sends a booking write and checks it against the model: accepted when `others` leave room, else refused with the model's figures. */
+      const write = async (request: { method: string; url: string; body: unknown; headers?: Record<string, string> }, booking: Omit<HeldBooking, 'id'>, others: readonly HeldBooking[]) => {
+        const answer = await h.request({ ...request, token });
+        const free = product.total - peakHeld(others, booking.start, booking.end);
+        const fits = free >= booking.quantity;
+        const what = `${request.method} ${iso(booking.start)}–${iso(booking.end)} ×${booking.quantity}: ${answer.body}`;
+        expect(answer.statusCode, what).toBe(fits ? (request.method === 'POST' ? 201 : 200) : 409);
         if (fits) {
-          product.held.push({ id: answer.json<{ _id: string }>()._id, start, end, quantity: step.quantity });
-          continue;
+          const id = answer.json<{ _id: string }>()._id;
+          etags.set(id, String(answer.headers.etag));
+          return { id, ...booking };
         }
         const problem = answer.json<{ code: string; available: number; conflicts: string[] }>();
-        expect({ code: problem.code, available: problem.available, conflicts: [...problem.conflicts].sort() }).toEqual({
+        const conflicts = overlapping(others, booking.start, booking.end).map((b) => b.id);
+        expect({ code: problem.code, available: problem.available, conflicts: [...problem.conflicts].sort() }, what).toEqual({
           code: 'capacity_exceeded',
           available: Math.max(0, free),
-          conflicts: overlapping(product.held, start, end)
-            .map((b) => b.id)
-            .sort(),
+          conflicts: conflicts.sort(),
         });
+        return undefined;
+      };
+      for (const step of plan.creates) {
+        const [start, end] = bookingSpan(boundaries(zone), step);
+        const body = { product_id: product.id, start_time: iso(start), end_time: iso(end), quantity: step.quantity };
+        const booking = await write({ method: 'POST', url: '/v1/bookings/', body }, { start, end, quantity: step.quantity }, product.held);
+        if (booking) product.held.push(booking);
       }
       // Cancelling every fifth booking frees its units.
-      for (const cancelled of product.held.filter((_b, i) => i % 5 === 0)) {
-        const etag = String((await h.request({ method: 'GET', url: `/v1/bookings/${cancelled.id}`, token })).headers.etag);
-        const patched = await h.request({ method: 'PATCH', url: `/v1/bookings/${cancelled.id}`, token, body: { status: 'cancelled' }, headers: { 'if-match': etag } });
+      const cancelled = product.held.filter((_b, i) => i % 5 === 0);
+      for (const booking of cancelled) {
+        const patched = await h.request({ method: 'PATCH', url: `/v1/bookings/${booking.id}`, token, body: { status: 'cancelled' }, headers: { 'if-match': etags.get(booking.id) ?? '' } });
         expect(patched.statusCode, patched.body).toBe(200);
+        etags.set(booking.id, String(patched.headers.etag));
       }
-      product.held.splice(0, product.held.length, ...product.held.filter((_b, i) => i % 5 !== 0));
+      product.held.splice(0, product.held.length, ...product.held.filter((b) => !cancelled.includes(b)));
+      // Moves and resizes are checked against the other bookings; a refused one changes nothing.
+      for (const step of plan.moves) {
+        const target = product.held[step.target % product.held.length];
+        if (!target) continue;
+        const [start, end] = bookingSpan(boundaries(zone), step);
+        const others = product.held.filter((b) => b !== target);
+        const body = { start_time: iso(start), end_time: iso(end), quantity: step.quantity };
+        const moved = await write({ method: 'PATCH', url: `/v1/bookings/${target.id}`, body, headers: { 'if-match': etags.get(target.id) ?? '' } }, { start, end, quantity: step.quantity }, others);
+        if (moved) product.held.splice(product.held.indexOf(target), 1, moved);
+      }
+      // Reactivating a cancelled booking needs room again.
+      for (const booking of cancelled) {
+        const back = await write({ method: 'PATCH', url: `/v1/bookings/${booking.id}`, body: { status: 'active' }, headers: { 'if-match': etags.get(booking.id) ?? '' } }, booking, product.held);
+        if (back) product.held.push(back);
+      }
       if (!product.active) {
         const etag = String((await h.request({ method: 'GET', url: `/v1/products/${product.id}`, token })).headers.etag);
         const patched = await h.request({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body: { status: 'maintenance' }, headers: { 'if-match': etag } });
