@@ -7,7 +7,8 @@
  *   has room, and a refusal names the model's `available` and `conflicts`;
  * - random slot queries (day and hour, dates and timestamps in any offset) answer the
  *   model's boundaries and peaks, or 400 when the model finds the range empty;
- * - random searches list exactly the products the model finds free, with its `available`.
+ * - random searches list exactly the products the model finds free, with its `available`,
+ *   filtered, sorted, projected and paged as the list model (../query/list-model.ts) does.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { asWritten, inZone, overlapping, peakHeld, rangeText, slotsCovering, zoneBoundaries } from './availability-model.js';
 import type { HeldBooking, RangeEnd, ZoneBoundaries } from './availability-model.js';
+import { expectedAnswer } from '../query/list-model.js';
+import type { Doc } from '../query/list-model.js';
 
 const runs = Number(process.env['AVAILABILITY_MODEL_RUNS'] ?? 150);
 const seed = Number(process.env['AVAILABILITY_MODEL_SEED'] ?? 20261129);
@@ -40,7 +43,12 @@ function boundaries(zone: string): ZoneBoundaries {
   return found;
 }
 
+/** The product fields the searches filter and sort on, with their types. */
+const productFields = { city: 'string', total_items: 'integer', status: 'string', time_zone: 'string', name: 'string', created_at: 'timestamp', _id: 'string' } as const;
+
 interface Product {
+  /** The product as the API shows it. */
+  record: Doc;
   readonly id: string;
   readonly name: string;
   readonly zone: string;
@@ -130,7 +138,7 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
         body: { name: `P${index}`, address: 'A 1', city: 'Zoneville', zip_code: '1', total_items: total, time_zone: zone },
       });
       expect(created.statusCode, created.body).toBe(201);
-      const product: Product = { id: created.json<{ _id: string }>()._id, name: `P${index}`, zone, total, active: index < zones.length, held: [] };
+      const product: Product = { record: created.json<Doc>(), id: created.json<{ _id: string }>()._id, name: `P${index}`, zone, total, active: index < zones.length, held: [] };
       const etags = new Map<string, string>();
       /** Sends a booking write and checks it against the model: accepted when `others` leave room, else refused with the model's figures. */
       const write = async (request: { method: string; url: string; body: unknown; headers?: Record<string, string> }, booking: Omit<HeldBooking, 'id'>, others: readonly HeldBooking[]) => {
@@ -186,6 +194,7 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
         const etag = String((await h.request({ method: 'GET', url: `/v1/products/${product.id}`, token })).headers.etag);
         const patched = await h.request({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body: { status: 'maintenance' }, headers: { 'if-match': etag } });
         expect(patched.statusCode, patched.body).toBe(200);
+        product.record = patched.json<Doc>();
       }
       products.push(product);
     }
@@ -220,26 +229,43 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
     );
   });
 
-  it('finds exactly the products the model has room in, with its available', async () => {
-    const query = fc.record({ range, quantity: fc.integer({ min: 1, max: 3 }) });
+  it('finds exactly the products the model has room in, with its available, filtered, sorted and paged like a list', async () => {
+    const sortable = ['name', 'total_items', 'status', 'created_at'];
+    const query = fc.record({
+      range,
+      quantity: fc.integer({ min: 1, max: 3 }),
+      filter: fc.constantFrom<Record<string, string>>({}, { total_items__gte: '2' }, { status: 'active' }, { time_zone__in: 'Europe/Berlin,UTC,Asia/Kolkata' }),
+      sort: fc.shuffledSubarray(sortable, { maxLength: 2 }).chain((fields) => fc.tuple(...fields.map((field) => fc.boolean().map((descending) => ({ field, descending }))))),
+      fields: fc.option(fc.subarray(['name', 'total_items', 'time_zone', 'status', 'available'], { minLength: 1 }), { nil: undefined }),
+      page: fc.integer({ min: 1, max: 3 }),
+      perPage: fc.integer({ min: 1, max: 5 }),
+    });
     await fc.assert(
-      fc.asyncProperty(query, async ({ range: [from, to], quantity }) => {
-        const url = `/v1/availability?from=${encodeURIComponent(rangeText(from))}&to=${encodeURIComponent(rangeText(to))}&quantity=${quantity}&city=Zoneville&sort=name&per_page=100`;
+      fc.asyncProperty(query, async ({ range: [from, to], quantity, filter, sort, fields, page, perPage }) => {
+        const params = { city: 'Zoneville', ...filter };
+        const search = new URLSearchParams({ from: rangeText(from), to: rangeText(to), quantity: String(quantity), ...params, page: String(page), per_page: String(perPage) });
+        if (sort.length) search.set('sort', sort.map(({ field, descending }) => `${descending ? '-' : ''}${field}`).join(','));
+        if (fields) search.set('fields', fields.join(','));
+        const url = `/v1/availability?${search.toString()}`;
         const answer = await h.request({ method: 'GET', url, token });
         if (asWritten(to) <= asWritten(from)) {
           expect(answer.statusCode, `${url}: ${answer.body}`).toBe(400);
           return;
         }
-        const expected = products.flatMap((product) => {
+        const free = products.flatMap((product) => {
           const zone = boundaries(product.zone);
           const [start, end] = [inZone(from, zone), inZone(to, zone)];
           if (end <= start) return [];
           const available = product.active ? Math.max(0, product.total - peakHeld(product.held, start, end)) : 0;
-          return available >= quantity ? [{ _id: product.id, name: product.name, available }] : [];
+          return available >= quantity ? [{ ...product.record, available }] : [];
         });
+        // Sorting, filtering, projecting and paging are the list model's; `available` always comes.
+        const expected = expectedAnswer(productFields, free, { params, sort, ...(fields ? { fields: [...fields, 'available'] } : {}), page, perPage });
         expect(answer.statusCode, `${url}: ${answer.body}`).toBe(200);
-        const items = answer.json<{ items: { _id: string; name: string; available: number }[] }>().items.map(({ _id, name, available }) => ({ _id, name, available }));
-        expect({ url, items }).toEqual({ url, items: expected });
+        const body = answer.json<{ items: unknown[]; total: number; page: number; per_page: number }>();
+        expect({ url, body }).toEqual({ url, body: { items: expected.items, total: expected.total, page, per_page: perPage } });
+        expect(answer.headers['x-total-count']).toBe(String(expected.total));
+        expect(answer.headers['x-total-pages']).toBe(String(Math.max(1, Math.ceil(expected.total / perPage))));
       }),
       { numRuns: runs, seed, endOnFailure: true },
     );
