@@ -7,7 +7,8 @@
  * error (500) into a 400.
  *
  * Accepted: literals, `.`, `^`, `$`, `|`, groups `( )` and `(?: )`, quantifiers `* + ?` and
- * `{n}`, `{n,}`, `{n,m}` (n, m ≤ 255, PostgreSQL's limit) with optional lazy `?`, the
+ * `{n}`, `{n,}`, `{n,m}` (n, m ≤ 255, PostgreSQL's limit) with optional lazy `?` on anything
+ * but a bare anchor, the
  * classes `\d \D \w \W \s \S`, the escapes `\t \n \r \f \v`, any escaped punctuation, and
  * bracket expressions of literals, ranges and escaped characters.
  */
@@ -19,8 +20,11 @@ const MAX_REPEAT = 255;
 
 /** Why `pattern` falls outside the portable subset, or `undefined` when it does not. */
 export function portableRegexProblem(pattern: string): string | undefined {
-  for (let i = 0; i < pattern.length; i += 1) {
-    const char = pattern[i];
+  for (let i = 0, afterAnchor = false; i < pattern.length; i += 1) {
+    const char = pattern[i] ?? '';
+    // RE2 repeats an anchor (`^*`, `$+`, `^{2}`); PostgreSQL refuses to compile that.
+    if (afterAnchor && (char === '*' || char === '+' || char === '?' || char === '{')) return `an anchor (^ or $) cannot be repeated (${char} after it)`;
+    afterAnchor = char === '^' || char === '$';
     if (char === '\\') {
       const next = pattern[i + 1] ?? '';
       if (/^\d$/.test(next)) return 'backreferences are not supported';
