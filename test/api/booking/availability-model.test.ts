@@ -50,7 +50,6 @@ interface Product {
   /** The product as the API shows it. */
   record: Doc;
   readonly id: string;
-  readonly name: string;
   readonly zone: string;
   readonly total: number;
   readonly active: boolean;
@@ -138,7 +137,7 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
         body: { name: `P${index}`, address: 'A 1', city: 'Zoneville', zip_code: '1', total_items: total, time_zone: zone },
       });
       expect(created.statusCode, created.body).toBe(201);
-      const product: Product = { record: created.json<Doc>(), id: created.json<{ _id: string }>()._id, name: `P${index}`, zone, total, active: index < zones.length, held: [] };
+      const product: Product = { record: created.json<Doc>(), id: created.json<{ _id: string }>()._id, zone, total, active: index < zones.length, held: [] };
       const etags = new Map<string, string>();
       /** Sends a booking write and checks it against the model: accepted when `others` leave room, else refused with the model's figures. */
       const write = async (request: { method: string; url: string; body: unknown; headers?: Record<string, string> }, booking: Omit<HeldBooking, 'id'>, others: readonly HeldBooking[]) => {

@@ -97,7 +97,7 @@ function fieldHolds(type: FieldType, stored: unknown, condition: unknown): boole
 }
 
 /** Whether `doc` matches a `where` object (keys combine with AND). */
-export function whereHolds(types: FieldTypes, doc: Doc, where: unknown): boolean {
+function whereHolds(types: FieldTypes, doc: Doc, where: unknown): boolean {
   return Object.entries(where as Record<string, unknown>).every(([key, value]) => {
     if (key === '$and') return (value as unknown[]).every((child) => whereHolds(types, doc, child));
     if (key === '$or') return (value as unknown[]).some((child) => whereHolds(types, doc, child));
@@ -109,7 +109,7 @@ export function whereHolds(types: FieldTypes, doc: Doc, where: unknown): boolean
 }
 
 /** A query-parameter filter (`field=v` or `field__op=v`) as the `where` condition it means. */
-export function paramCondition(types: FieldTypes, name: string, text: string): { field: string; condition: unknown } {
+function paramCondition(types: FieldTypes, name: string, text: string): { field: string; condition: unknown } {
   const [field = '', op] = name.split('__');
   const type = types[field];
   if (!type) throw new Error(`the model has no field ${field}`);
