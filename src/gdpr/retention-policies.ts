@@ -86,7 +86,8 @@ function candidates(queries: ScopedQueries, policy: Policy, now: number): { reso
     return { resource: auditLogs, select: queries.scoped(auditLogs, { as: 'r' }).where('r.category', '=', policy.category).where('r.created_at', '<', cutoff) };
   }
   const resource = findResource(policy.category) ?? auditLogs;
-  let select = queries.scoped(resource, { as: 'r', includeDeleted: policy.action === 'delete' }).where('r.created_at', '<', cutoff);
+  // Soft-deleted rows too: the API no longer shows them, but their values are still stored.
+  let select = queries.scoped(resource, { as: 'r', includeDeleted: true }).where('r.created_at', '<', cutoff);
   if (policy.action === 'delete') {
     // Cascade deny still holds: a record others reference stays until they are gone.
     for (const { resource: child, field } of childRelations(resource.name)) {

@@ -1,0 +1,296 @@
+/**
+ * Retention policies against a brute-force model of docs/gdpr.md ("Legal holds",
+ * "Retention policies"). Each world is a hierarchy holding products, users and bookings of
+ * random ages (some soft-deleted, some bookings naming users), legal holds on random records
+ * (some expired, some running) and retention policies in random nodes. Then:
+ * - every policy's preview answers the model's `{ due, held }`: records of its category in
+ *   its node's subtree, created more than `retention_days` ago; for `delete` only those no
+ *   record references (soft-deleted ones count), for `anonymize` only live ones with
+ *   personal values left; `held` those an active hold covers (on the record, or on the user
+ *   it names);
+ * - running the job until it has nothing left to do leaves exactly the records the model's
+ *   fixpoint keeps, anonymised exactly where the model says.
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyRetentionPolicies } from '../../../src/gdpr/retention-policies.js';
+import { dialects } from '../../support/databases.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+
+const worlds = Number(process.env['RETENTION_MODEL_WORLDS'] ?? 8);
+const seed = Number(process.env['RETENTION_MODEL_SEED'] ?? 20261129);
+
+const day = 86_400_000;
+const start = Date.now();
+
+/** The hierarchy: name and parent's index (`-1`: right below system). */
+const tree: readonly (readonly [string, 'partner' | 'parent_tenant' | 'tenant', number])[] = [
+  ['P', 'partner', -1],
+  ['P.A', 'parent_tenant', 0],
+  ['P.A.1', 'tenant', 1],
+  ['P.A.2', 'tenant', 1],
+  ['P.B', 'tenant', 0],
+  ['S', 'tenant', -1],
+];
+
+type Kind = 'products' | 'users' | 'bookings';
+
+interface Row {
+  readonly kind: Kind;
+  readonly id: string;
+  readonly node: number;
+  readonly created: number;
+  softDeleted: boolean;
+  /** Bookings: the product and the user they name. */
+  readonly product?: Row;
+  readonly user?: Row | undefined;
+  /** Whether a personal value is left to anonymise (a booking's notes may be absent). */
+  personal: boolean;
+  purged: boolean;
+  anonymised: boolean;
+}
+
+interface Hold {
+  readonly target: Row;
+  /** `null`: until released. */
+  readonly expires: number | null;
+}
+
+interface Policy {
+  readonly id: string;
+  readonly node: number;
+  readonly category: Kind;
+  readonly days: number;
+  readonly action: 'delete' | 'anonymize';
+}
+
+/** Whether node `inner` lies in the subtree of node `outer`. */
+function below(inner: number, outer: number): boolean {
+  for (let at = inner; at !== -1; at = (tree[at] as (typeof tree)[number])[2]) if (at === outer) return true;
+  return false;
+}
+
+class Model {
+  constructor(
+    readonly rows: readonly Row[],
+    readonly holds: readonly Hold[],
+    readonly now: number,
+  ) {}
+
+  held(row: Row): boolean {
+    return this.heldBy(row) !== undefined;
+  }
+
+  /** Why `row` is held: its own hold, or one on the user it names. */
+  heldBy(row: Row): 'own hold' | 'user hold' | undefined {
+    const active = this.holds.filter((h) => h.expires === null || h.expires > this.now);
+    if (active.some((h) => h.target === row)) return 'own hold';
+    return row.kind === 'bookings' && active.some((h) => h.target === row.user) ? 'user hold' : undefined;
+  }
+
+  referenced(row: Row): boolean {
+    return this.rows.some((r) => !r.purged && (r.product === row || r.user === row));
+  }
+
+  /** The records `policy` would change now, before holds. */
+  candidates(policy: Policy): Row[] {
+    const cutoff = this.now - policy.days * day;
+    return this.rows.filter((r) => {
+      if (r.purged || r.kind !== policy.category || !below(r.node, policy.node) || r.created >= cutoff) return false;
+      // Soft-deleted records count too: their personal values are still stored.
+      return policy.action === 'delete' ? !this.referenced(r) : r.personal && !r.anonymised;
+    });
+  }
+
+  preview(policy: Policy): { due: number; held: number } {
+    const found = this.candidates(policy);
+    const held = found.filter((r) => this.held(r)).length;
+    return { due: found.length - held, held };
+  }
+
+  /**
+   * Applies every policy until nothing changes: the state the job converges to. Answers what
+   * happened, `waited` counting purges a reference held back until a later pass.
+   */
+  settle(policies: readonly Policy[]): Record<'purged' | 'anonymised' | 'anonymised deleted' | 'waited', number> {
+    const done = { purged: 0, anonymised: 0, 'anonymised deleted': 0, waited: 0 };
+    for (let pass = 0, changed = true; changed; pass += 1) {
+      changed = false;
+      for (const policy of policies) {
+        for (const row of this.candidates(policy).filter((r) => !this.held(r))) {
+          if (policy.action === 'delete') {
+            row.purged = true;
+            done.purged += 1;
+            if (pass > 0) done.waited += 1;
+          } else {
+            row.anonymised = true;
+            done.anonymised += 1;
+            if (row.softDeleted) done['anonymised deleted'] += 1;
+          }
+          changed = true;
+        }
+      }
+    }
+    return done;
+  }
+}
+
+const world = fc.record({
+  products: fc.array(fc.record({ node: fc.nat({ max: tree.length - 1 }), age: fc.nat({ max: 100 }), deleted: fc.nat({ max: 2 }) }), { minLength: 3, maxLength: 6 }),
+  users: fc.array(fc.record({ node: fc.nat({ max: tree.length - 1 }), age: fc.nat({ max: 100 }), deleted: fc.nat({ max: 2 }) }), { minLength: 2, maxLength: 6 }),
+  bookings: fc.array(
+    fc.record({ product: fc.nat(), above: fc.nat({ max: 2 }), user: fc.nat(), withUser: fc.nat({ max: 3 }), notes: fc.boolean(), age: fc.nat({ max: 100 }), deleted: fc.nat({ max: 2 }) }),
+    { minLength: 4, maxLength: 14 },
+  ),
+  // Holds on users matter most: they cover the user's bookings too.
+  holds: fc.array(fc.record({ kind: fc.constantFrom<Kind>('users', 'users', 'bookings', 'products'), target: fc.nat(), expires: fc.constantFrom('never', 'past', 'future') }), { maxLength: 5 }),
+  policies: fc.array(
+    fc.record({
+      // Mostly the partner's, whose subtree holds most records.
+      node: fc.oneof(fc.constant(0), fc.nat({ max: tree.length - 1 })),
+      category: fc.constantFrom<Kind>('products', 'users', 'bookings'),
+      days: fc.integer({ min: 1, max: 60 }),
+      anonymise: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ),
+  /**
+   * Now and then a purge of the partner's old products or users before, and of its old
+   * bookings after, the random policies: the first must wait for the last's purge.
+   */
+  sweep: fc.constantFrom<Kind | 'none'>('none', 'products', 'users'),
+});
+
+describe.each(dialects)('retention against a brute-force model on %s', (dialect) => {
+  const open: Harness[] = [];
+  afterAll(async () => {
+    for (const h of open) await h.close();
+  });
+
+  it('previews and applies every policy as the model says', async () => {
+    const tally = new Map<string, number>();
+    const count = (label: string, n = 1) => tally.set(label, (tally.get(label) ?? 0) + n);
+    for (const [index, plan] of fc.sample(world, { seed, numRuns: worlds }).entries()) {
+      let time = start;
+      const h = await createHarness(dialect, { clock: { now: () => time } });
+      open.push(h);
+      const capabilities = [...['users', 'bookings', 'products', 'legal-holds', 'retention-policies', 'tenants'].flatMap(crud), 'users:read:email', 'users:write:email'];
+      const token = await h.bearer(null, capabilities);
+      const nodes: string[] = [];
+      for (const [name, level, parent] of tree) nodes.push(await h.tenant(name, level, parent === -1 ? null : (nodes[parent] ?? null)));
+      const what = `world ${index} (seed ${seed})`;
+
+      /** A request in `node` at `age` days before the start; answers the created or read record. */
+      const send = async (method: string, url: string, node: number, age: number, body?: unknown, headers: Record<string, string> = {}) => {
+        time = start - age * day;
+        const answer = await h.request({ method, url, token, body, headers: { 'x-tenant-id': nodes[node] ?? '', ...headers } });
+        time = start;
+        return answer;
+      };
+      const softDelete = async (kind: Kind, row: Row) => {
+        const read = await send('GET', `/v1/${kind}/${row.id}`, row.node, 0);
+        const deleted = await send('DELETE', `/v1/${kind}/${row.id}`, row.node, 0, undefined, { 'if-match': String(read.headers.etag) });
+        expect(deleted.statusCode, `${what}: ${deleted.body}`).toBe(204);
+        row.softDeleted = true;
+      };
+      const create = async (kind: Kind, node: number, age: number, body: Record<string, unknown>, extra: Partial<Row> = {}): Promise<Row> => {
+        const created = await send('POST', `/v1/${kind}/`, node, age, body);
+        expect(created.statusCode, `${what}: ${created.body}`).toBe(201);
+        return { kind, id: created.json<{ _id: string }>()._id, node, created: start - age * day, softDeleted: false, personal: kind !== 'products', purged: false, anonymised: false, ...extra };
+      };
+
+      const products: Row[] = [];
+      for (const p of plan.products) products.push(await create('products', p.node, p.age, { name: 'P', address: 'A 1', city: 'C', zip_code: '1', total_items: 1000 }));
+      const users: Row[] = [];
+      for (const [i, u] of plan.users.entries()) users.push(await create('users', u.node, u.age, { email: `u${i}@users.test`, first_name: `First ${i}` }));
+      const bookings: Row[] = [];
+      for (const [i, b] of plan.bookings.entries()) {
+        const product = products[b.product % products.length] as Row;
+        // The booking is made in the product's node or one above it, naming a user it reaches.
+        let node = product.node;
+        for (let up = 0; up < b.above && (tree[node] as (typeof tree)[number])[2] !== -1; up += 1) node = (tree[node] as (typeof tree)[number])[2];
+        const reachable = users.filter((u) => below(u.node, node));
+        const user = b.withUser > 0 && reachable.length > 0 ? reachable[b.user % reachable.length] : undefined;
+        const body = {
+          product_id: product.id,
+          start_time: new Date(Date.UTC(2030, 0, 1) + i * day).toISOString(),
+          end_time: new Date(Date.UTC(2030, 0, 1) + i * day + 3_600_000).toISOString(),
+          ...(user ? { user_id: user.id } : {}),
+          ...(b.notes ? { notes: `note ${i}` } : {}),
+        };
+        bookings.push(await create('bookings', node, b.age, body, { product, user, personal: b.notes }));
+      }
+      // Soft deletes, one in three; a record others name cannot be deleted (cascade deny).
+      for (const [i, b] of plan.bookings.entries()) if (b.deleted === 0) await softDelete('bookings', bookings[i] as Row);
+      const named = (row: Row) => bookings.some((b) => b.product === row || b.user === row);
+      for (const [list, specs, kind] of [
+        [products, plan.products, 'products'],
+        [users, plan.users, 'users'],
+      ] as const) {
+        for (const [i, spec] of specs.entries()) if (spec.deleted === 0 && !named(list[i] as Row)) await softDelete(kind, list[i] as Row);
+      }
+
+      const rows = [...products, ...users, ...bookings];
+      const holds: Hold[] = [];
+      for (const spec of plan.holds) {
+        const live = rows.filter((r) => !r.softDeleted);
+        const ofKind = live.filter((r) => r.kind === spec.kind);
+        const target = (ofKind.length > 0 ? ofKind : live)[spec.target % (ofKind.length > 0 ? ofKind : live).length] as Row;
+        const expires = { never: null, past: start - day, future: start + 30 * day }[spec.expires];
+        // A hold that has expired by now was made while it still ran.
+        const body = { resource: target.kind, record_id: target.id, reason: 'case 1', ...(expires === null ? {} : { expires_at: new Date(expires).toISOString() }) };
+        const created = await send('POST', '/v1/legal-holds/', target.node, spec.expires === 'past' ? 2 : 0, body);
+        expect(created.statusCode, `${what}: ${created.body}`).toBe(201);
+        holds.push({ target, expires });
+      }
+      const policies: Policy[] = [];
+      const sweeps = plan.sweep === 'none' ? [] : [{ node: 0, category: plan.sweep, days: 1, anonymise: false }];
+      const bookingSweep = plan.sweep === 'none' ? [] : [{ node: 0, category: 'bookings' as const, days: 1, anonymise: false }];
+      for (const spec of [...sweeps, ...plan.policies, ...bookingSweep]) {
+        const action = spec.anonymise && spec.category !== 'products' ? 'anonymize' : 'delete';
+        const created = await send('POST', '/v1/retention-policies/', spec.node, 0, { category: spec.category, retention_days: spec.days, action });
+        expect(created.statusCode, `${what}: ${created.body}`).toBe(201);
+        policies.push({ id: created.json<{ _id: string }>()._id, node: spec.node, category: spec.category, days: spec.days, action });
+      }
+
+      const model = new Model(rows, holds, start);
+      for (const policy of policies) {
+        const preview = await send('GET', `/v1/retention-policies/${policy.id}/preview`, policy.node, 0);
+        expect(preview.json(), `${what}: preview of ${JSON.stringify(policy)}`).toEqual(model.preview(policy));
+        for (const row of model.candidates(policy)) count(`${policy.action} candidate, ${model.heldBy(row) ?? 'not held'}`);
+      }
+
+      // Small batches; a policy may wait for another's purge, so the job runs until idle.
+      let passes = 0;
+      for (;;) {
+        const runs = await applyRetentionPolicies(h.database, { now: () => time }, { batchSize: 3 });
+        passes += 1;
+        if (runs.every((run) => run.processed === 0) || passes > 6) break;
+      }
+      for (const [outcome, n] of Object.entries(model.settle(policies))) count(outcome, n);
+      for (const kind of ['products', 'users', 'bookings'] as const) {
+        const stored = (await h.database.db.selectFrom(kind).select('_id').execute()).map((r) => String(r._id)).sort();
+        expect(stored, `${what}: ${kind} left`).toEqual(
+          rows
+            .filter((r) => r.kind === kind && !r.purged)
+            .map((r) => r.id)
+            .sort(),
+        );
+      }
+      // Soft-deleted records are read from storage, where their personal values would stay.
+      for (const row of rows.filter((r) => !r.purged && r.kind !== 'products')) {
+        const column = row.kind === 'users' ? 'email' : 'notes';
+        const value = row.softDeleted
+          ? (await h.database.db.selectFrom(row.kind).select(column).where('_id', '=', row.id).executeTakeFirst())?.[column]
+          : (await send('GET', `/v1/${row.kind}/${row.id}`, row.node, 0)).json<Record<string, unknown>>()[column];
+        const expected = row.anonymised ? '[erased]' : row.kind === 'users' ? expect.stringMatching(/@users\.test$/) : row.personal ? expect.stringMatching(/^note /) : null;
+        expect(value ?? null, `${what}: ${row.kind} ${row.id}`).toEqual(expected);
+      }
+    }
+    // The worlds must have met each case that matters, or they prove little.
+    for (const outcome of ['purged', 'anonymised', 'anonymised deleted', 'waited', 'delete candidate, own hold', 'delete candidate, user hold', 'anonymize candidate, user hold']) {
+      expect(tally.get(outcome) ?? 0, `${outcome} in ${JSON.stringify(Object.fromEntries(tally))}`).toBeGreaterThan(0);
+    }
+  });
+});
