@@ -19,7 +19,8 @@ import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { startSmtp } from '../../support/mail-and-sms.js';
 import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
-import { chooseHeader, cities, clientCapabilities, iso, roleCapabilities, tree, windows, World } from './reach-model.js';
+import { OutboxFanOut } from '../../../src/webhooks/fan-out.js';
+import { chooseHeader, cities, clientCapabilities, hooks, iso, roleCapabilities, tree, windows, World } from './reach-model.js';
 import type { Booking, Caller, Node, Product } from './reach-model.js';
 
 const steps = Number(process.env['REACH_MODEL_STEPS'] ?? 800);
@@ -66,10 +67,11 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
   const world = new World();
   const callers: Caller[] = [];
   let system: Caller;
+  const webhooks = new Map<string, { node: string; events: readonly string[]; active: boolean }>();
 
   beforeAll(async () => {
     smtp = await startSmtp();
-    h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url } });
+    h = await createHarness(dialect, { clock: { now }, env: { SMTP_URL: smtp.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
     const byName = new Map<string, Node>();
     for (const [name, level, parentName] of tree) {
       const parent = parentName === null ? null : (byName.get(parentName) ?? null);
@@ -77,6 +79,15 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
       const node = { id, name, path: [...(parent?.path ?? []), id] };
       byName.set(name, node);
       world.nodes.set(id, node);
+    }
+    // The webhooks come first, so that every write below is an event they may hear.
+    const hookToken = await h.bearer(null, ['webhooks:create']);
+    for (const [nodeName, events, active] of hooks) {
+      const node = byName.get(nodeName) as Node;
+      const body = { url: `http://127.0.0.1:9/${nodeName}`, events, active };
+      const created = await h.request({ method: 'POST', url: '/v1/webhooks/', token: hookToken, body, headers: { 'x-tenant-id': node.id } });
+      expect(created.statusCode, created.body).toBe(201);
+      webhooks.set(created.json<{ _id: string }>()._id, { node: node.id, events, active });
     }
     const client = async (name: string, home: string | null): Promise<Caller> => ({
       name,
@@ -112,7 +123,9 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
         };
         const created = await h.request({ method: 'POST', url: '/v1/products/', token: system.token, body, headers: { 'x-tenant-id': node.id } });
         expect(created.statusCode, created.body).toBe(201);
-        world.products.push({ id: created.json<{ _id: string }>()._id, node: node.id, city: body.city, total: body.total_items, published: body.is_published, deleted: false, audited: 1 });
+        const product = { id: created.json<{ _id: string }>()._id, node: node.id, city: body.city, total: body.total_items, published: body.is_published, deleted: false };
+        world.products.push(product);
+        world.wrote('products.created', product);
       }
     }
   });
@@ -130,6 +143,7 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
   it('answers every caller as the model says', async () => {
     const plan = fc.sample(step, { seed, numRuns: steps });
     const tally = new Map<string, number>();
+    const count = (label: string) => tally.set(label, (tally.get(label) ?? 0) + 1);
     for (const [index, s] of plan.entries()) {
       const caller = callers[s.caller % callers.length] as Caller;
       const nodes = [...world.nodes.values()];
@@ -153,10 +167,9 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
         const access = world.access(caller, capability, headerValue);
         if ('scope' in access) return access;
         expect({ status: answer.statusCode, code: answer.json<{ code: string }>().code }, what(answer)).toEqual({ status: access.refused, code: access.code });
-        tally.set(`refused ${access.code}`, (tally.get(`refused ${access.code}`) ?? 0) + 1);
+        count(`refused ${access.code}`);
         return undefined;
       };
-      const count = (label: string) => tally.set(label, (tally.get(label) ?? 0) + 1);
 
       switch (s.op) {
         case 'read-product':
@@ -256,7 +269,9 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
               expect(answer.statusCode, what(answer)).toBe(201);
               const record = answer.json<{ _id: string; tenant_id: string; user_id: string | null }>();
               expect({ tenant_id: record.tenant_id, user_id: record.user_id ?? null }, what(answer)).toEqual({ tenant_id: access.scope, user_id: caller.kind === 'guest' ? caller.user : null });
-              world.bookings.push({ id: record._id, node: access.scope, product: product.id, user: record.user_id ?? null, ...window, active: true, deleted: false, audited: 1 });
+              const made = { id: record._id, node: access.scope, product: product.id, user: record.user_id ?? null, ...window, active: true, deleted: false };
+              world.bookings.push(made);
+              world.wrote('bookings.created', made);
             } else {
               expectCapacityRefusal(answer, (b) => world.visibleBooking(caller, access.scope, b), world.overlapping(product.id, window.start, window.end), what);
             }
@@ -274,11 +289,11 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
           } else if (booking.active) {
             expect(answer.statusCode, what(answer)).toBe(200);
             booking.active = false;
-            booking.audited += 1;
+            world.wrote('bookings.updated', booking);
           } else if (world.peak(booking.product, booking.start, booking.end, booking) < (world.products.find((p) => p.id === booking.product) as Product).total) {
             expect(answer.statusCode, what(answer)).toBe(200);
             booking.active = true;
-            booking.audited += 1;
+            world.wrote('bookings.updated', booking);
           } else {
             expectCapacityRefusal(answer, (b) => world.visibleBooking(caller, access.scope, b), world.overlapping(booking.product, booking.start, booking.end, booking), what);
           }
@@ -291,7 +306,7 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
           if (!access) break;
           const seen = world.visibleProduct(access.scope, product);
           expect(answer.statusCode, what(answer)).toBe(seen ? 200 : 404);
-          if (seen) product.audited += 1;
+          if (seen) world.wrote('products.updated', product);
           count(`rename-product ${answer.statusCode}`);
           break;
         }
@@ -304,7 +319,7 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
           expect(answer.statusCode, what(answer)).toBe(seen ? 204 : 404);
           if (seen) {
             booking.deleted = true;
-            booking.audited += 1;
+            world.wrote('bookings.deleted', booking);
           }
           count(`delete-booking ${answer.statusCode}`);
           break;
@@ -320,7 +335,7 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
           if (expected === 409) expect(answer.json<{ blocking_resources: string[] }>().blocking_resources, what(answer)).toEqual(['bookings']);
           if (expected === 204) {
             product.deleted = true;
-            product.audited += 1;
+            world.wrote('products.deleted', product);
           }
           count(`delete-product ${answer.statusCode}`);
           break;
@@ -332,12 +347,23 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
           const answer = await send('GET', `/v1/audit-logs/?record_id=${record.id}&per_page=100`);
           const access = admitted(answer, 'audit-logs:list');
           if (!access) break;
-          const entries = world.inScope(access.scope, record.node) ? record.audited : 0;
+          const entries = world.inScope(access.scope, record.node) ? world.writes.filter((w) => w.record === record.id).length : 0;
           expect({ status: answer.statusCode, total: answer.json<{ total: number }>().total }, what(answer)).toEqual({ status: 200, total: entries });
           count(`audit-trail ${entries > 0 ? 'some' : 'none'}`);
           break;
         }
       }
+    }
+    // Each committed write, and no refused one, is one delivery to every active webhook of
+    // its record's node or a node above that subscribes to its event.
+    const fanOut = new OutboxFanOut(h.database, { now });
+    while ((await fanOut.run()) > 0);
+    const delivered = await h.database.db.selectFrom('webhook_deliveries as d').innerJoin('outbox_events as e', 'e._id', 'd.event_id').select(['d.webhook_id', 'e.type', 'e.record_id']).execute();
+    for (const [id, hook] of webhooks) {
+      const expected = world.writes.filter((w) => hook.active && hook.events.includes(w.type) && world.inScope(hook.node, w.node)).map((w) => `${w.type} ${w.record}`);
+      const got = delivered.filter((d) => d.webhook_id === id).map((d) => `${String(d.type)} ${String(d.record_id)}`);
+      expect(got.sort(), `deliveries of the webhook on ${JSON.stringify(hook)}`).toEqual(expected.sort());
+      count(`webhook ${hook.active && expected.length > 0 ? 'heard' : 'silent'}`);
     }
     // The plan must have exercised each outcome that matters, or it proves little.
     for (const outcome of [
@@ -353,6 +379,8 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
       'audit-trail some',
       'audit-trail none',
       'refused tenant_forbidden',
+      'webhook heard',
+      'webhook silent',
     ]) {
       expect(tally.get(outcome) ?? 0, `${outcome} in ${JSON.stringify(Object.fromEntries(tally))}`).toBeGreaterThan(0);
     }

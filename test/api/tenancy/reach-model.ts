@@ -24,6 +24,17 @@ export const tree: readonly (readonly [string, Level, string | null])[] = [
   ['T', 'tenant', null],
 ];
 
+/** Outgoing webhooks: the node's name, the events subscribed to, and whether active. */
+export const hooks: readonly (readonly [string, readonly string[], boolean])[] = [
+  ['P1', ['bookings.created', 'bookings.updated', 'bookings.deleted'], true],
+  ['P1.A', ['products.updated', 'products.deleted', 'bookings.created'], true],
+  ['P1.A.1', ['products.created', 'products.updated', 'products.deleted', 'bookings.deleted'], true],
+  ['P1.B', ['bookings.created', 'products.created'], false],
+  ['Q', ['bookings.created', 'bookings.updated', 'products.updated'], true],
+  ['T', ['products.created', 'bookings.deleted'], true],
+  ['P2.A.1', ['bookings.updated'], true],
+];
+
 /** Three overlapping two-hour windows on one day: a booking in the middle one meets both others. */
 export const windows = [10, 11, 12].map((hour) => ({ start: Date.UTC(2030, 0, 7, hour), end: Date.UTC(2030, 0, 7, hour + 2) }));
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -43,8 +54,6 @@ export interface Product {
   readonly total: number;
   readonly published: boolean;
   deleted: boolean;
-  /** The audit entries of the product's writes that succeeded. */
-  audited: number;
 }
 
 export interface Booking {
@@ -56,7 +65,6 @@ export interface Booking {
   readonly end: number;
   active: boolean;
   deleted: boolean;
-  audited: number;
 }
 
 type Kind = 'client' | 'staff' | 'guest';
@@ -82,10 +90,22 @@ export const roleCapabilities: Record<'staff' | 'guest', readonly string[]> = {
 /** What the model expects of a request before its operation runs: a refusal, or the scope it acts in. */
 type Access = { refused: number; code: string } | { scope: string | null };
 
+/** A committed write: one audit entry and one outbox event `type` about `record`, owned by `node`. */
+export interface Write {
+  readonly type: `${'products' | 'bookings'}.${'created' | 'updated' | 'deleted'}`;
+  readonly record: string;
+  readonly node: string;
+}
+
 export class World {
   readonly nodes = new Map<string, Node>();
   readonly products: Product[] = [];
   readonly bookings: Booking[] = [];
+  readonly writes: Write[] = [];
+
+  wrote(type: Write['type'], record: { readonly id: string; readonly node: string }): void {
+    this.writes.push({ type, record: record.id, node: record.node });
+  }
 
   /** The access decision of docs/tenancy.md, in the pipeline's order: capability, then `X-Tenant-Id`. */
   access(caller: Caller, capability: string, header: string | undefined): Access {
