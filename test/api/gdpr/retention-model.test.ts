@@ -52,6 +52,7 @@ interface Row {
 }
 
 interface Hold {
+  readonly id: string;
   readonly target: Row;
   /** `null`: until released. */
   readonly expires: number | null;
@@ -80,6 +81,23 @@ class Model {
 
   held(row: Row): boolean {
     return this.heldBy(row) !== undefined;
+  }
+
+  /** The ids of the active holds that refuse erasing `user`: on the user, or on a booking naming it. */
+  holdsOnUser(user: Row): string[] {
+    const covered = (target: Row) => target === user || (target.kind === 'bookings' && target.user === user && !target.purged);
+    return this.holds
+      .filter((h) => (h.expires === null || h.expires > this.now) && covered(h.target))
+      .map((h) => h.id)
+      .sort();
+  }
+
+  /** The ids of the active holds that refuse deleting `row`: on the record, or on the user a booking names. */
+  holdsOn(row: Row): string[] {
+    return this.holds
+      .filter((h) => (h.expires === null || h.expires > this.now) && (h.target === row || (row.kind === 'bookings' && h.target === row.user)))
+      .map((h) => h.id)
+      .sort();
   }
 
   /** Why `row` is held: its own hold, or one on the user it names. */
@@ -144,7 +162,7 @@ const world = fc.record({
     { minLength: 4, maxLength: 14 },
   ),
   // Holds on users matter most: they cover the user's bookings too.
-  holds: fc.array(fc.record({ kind: fc.constantFrom<Kind>('users', 'users', 'bookings', 'products'), target: fc.nat(), expires: fc.constantFrom('never', 'past', 'future') }), { maxLength: 5 }),
+  holds: fc.array(fc.record({ kind: fc.constantFrom<Kind>('users', 'users', 'users', 'bookings', 'products'), target: fc.nat(), expires: fc.constantFrom('never', 'past', 'future') }), { minLength: 1, maxLength: 6 }),
   policies: fc.array(
     fc.record({
       // Mostly the partner's, whose subtree holds most records.
@@ -155,12 +173,14 @@ const world = fc.record({
     }),
     { minLength: 1, maxLength: 4 },
   ),
-  /**
-   * Now and then a purge of the partner's old products or users before, and of its old
-   * bookings after, the random policies: the first must wait for the last's purge.
-   */
-  sweep: fc.constantFrom<Kind | 'none'>('none', 'products', 'users'),
 });
+
+/**
+ * Policies for the partner's whole subtree added to the random ones, in turn per world: none;
+ * a purge of old products or users before, and of old bookings after, the random policies
+ * (the first must wait for the last's purge); or anonymising its old bookings and users.
+ */
+const sweeps = ['none', 'products', 'users', 'anonymise'] as const;
 
 describe.each(dialects)('retention against a brute-force model on %s', (dialect) => {
   const open: Harness[] = [];
@@ -172,10 +192,11 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
     const tally = new Map<string, number>();
     const count = (label: string, n = 1) => tally.set(label, (tally.get(label) ?? 0) + n);
     for (const [index, plan] of fc.sample(world, { seed, numRuns: worlds }).entries()) {
+      const kind = sweeps[index % sweeps.length] as (typeof sweeps)[number];
       let time = start;
       const h = await createHarness(dialect, { clock: { now: () => time } });
       open.push(h);
-      const capabilities = [...['users', 'bookings', 'products', 'legal-holds', 'retention-policies', 'tenants'].flatMap(crud), 'users:read:email', 'users:write:email'];
+      const capabilities = [...['users', 'bookings', 'products', 'legal-holds', 'retention-policies', 'tenants'].flatMap(crud), 'users:read:email', 'users:write:email', 'users:erase'];
       const token = await h.bearer(null, capabilities);
       const nodes: string[] = [];
       for (const [name, level, parent] of tree) nodes.push(await h.tenant(name, level, parent === -1 ? null : (nodes[parent] ?? null)));
@@ -234,20 +255,21 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
       const rows = [...products, ...users, ...bookings];
       const holds: Hold[] = [];
       for (const spec of plan.holds) {
-        const live = rows.filter((r) => !r.softDeleted);
-        const ofKind = live.filter((r) => r.kind === spec.kind);
-        const target = (ofKind.length > 0 ? ofKind : live)[spec.target % (ofKind.length > 0 ? ofKind : live).length] as Row;
+        // Soft-deleted records may be held too: their rows are still stored.
+        const ofKind = rows.filter((r) => r.kind === spec.kind);
+        const target = (ofKind.length > 0 ? ofKind : rows)[spec.target % (ofKind.length > 0 ? ofKind : rows).length] as Row;
         const expires = { never: null, past: start - day, future: start + 30 * day }[spec.expires];
         // A hold that has expired by now was made while it still ran.
         const body = { resource: target.kind, record_id: target.id, reason: 'case 1', ...(expires === null ? {} : { expires_at: new Date(expires).toISOString() }) };
         const created = await send('POST', '/v1/legal-holds/', target.node, spec.expires === 'past' ? 2 : 0, body);
         expect(created.statusCode, `${what}: ${created.body}`).toBe(201);
-        holds.push({ target, expires });
+        holds.push({ id: created.json<{ _id: string }>()._id, target, expires });
       }
       const policies: Policy[] = [];
-      const sweeps = plan.sweep === 'none' ? [] : [{ node: 0, category: plan.sweep, days: 1, anonymise: false }];
-      const bookingSweep = plan.sweep === 'none' ? [] : [{ node: 0, category: 'bookings' as const, days: 1, anonymise: false }];
-      for (const spec of [...sweeps, ...plan.policies, ...bookingSweep]) {
+      const sweep = { node: 0, days: 1, anonymise: kind === 'anonymise' };
+      const first = kind === 'products' || kind === 'users' ? [{ ...sweep, category: kind }] : [];
+      const last = kind === 'none' ? [] : [{ ...sweep, category: 'bookings' as const }, ...(kind === 'anonymise' ? [{ ...sweep, category: 'users' as const }] : [])];
+      for (const spec of [...first, ...plan.policies, ...last]) {
         const action = spec.anonymise && spec.category !== 'products' ? 'anonymize' : 'delete';
         const created = await send('POST', '/v1/retention-policies/', spec.node, 0, { category: spec.category, retention_days: spec.days, action });
         expect(created.statusCode, `${what}: ${created.body}`).toBe(201);
@@ -278,6 +300,36 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
             .sort(),
         );
       }
+      // Erasure and deletes afterwards honour the same holds, and name them when they refuse.
+      for (const user of rows.filter((r) => r.kind === 'users' && !r.purged)) {
+        const erased = await send('POST', `/v1/users/${user.id}/erase`, user.node, 0);
+        const holdIds = model.holdsOnUser(user);
+        if (holdIds.length > 0) {
+          expect({ status: erased.statusCode, holds: erased.json<{ holds?: string[] }>().holds?.sort() }, `${what}: ${erased.body}`).toEqual({ status: 409, holds: holdIds });
+          count('erasure held');
+          continue;
+        }
+        const named = rows.filter((r) => r.kind === 'bookings' && r.user === user && !r.purged);
+        expect({ status: erased.statusCode, bookings: erased.json<{ records?: { bookings?: number } }>().records?.bookings }, `${what}: ${erased.body}`).toEqual({
+          status: 200,
+          bookings: named.length,
+        });
+        // The `redact` rule marks a booking's empty notes too.
+        for (const row of [user, ...named]) row.anonymised = true;
+        count('erasure done');
+      }
+      for (const booking of rows.filter((r) => r.kind === 'bookings' && !r.purged && !r.softDeleted)) {
+        const read = await send('GET', `/v1/bookings/${booking.id}`, booking.node, 0);
+        const deleted = await send('DELETE', `/v1/bookings/${booking.id}`, booking.node, 0, undefined, { 'if-match': String(read.headers.etag) });
+        const holdIds = model.holdsOn(booking);
+        if (holdIds.length > 0) {
+          expect({ status: deleted.statusCode, holds: deleted.json<{ holds?: string[] }>().holds?.sort() }, `${what}: ${deleted.body}`).toEqual({ status: 409, holds: holdIds });
+          count('delete held');
+        } else {
+          expect(deleted.statusCode, `${what}: ${deleted.body}`).toBe(204);
+          booking.softDeleted = true;
+        }
+      }
       // Soft-deleted records are read from storage, where their personal values would stay.
       for (const row of rows.filter((r) => !r.purged && r.kind !== 'products')) {
         const column = row.kind === 'users' ? 'email' : 'notes';
@@ -289,7 +341,8 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
       }
     }
     // The worlds must have met each case that matters, or they prove little.
-    for (const outcome of ['purged', 'anonymised', 'anonymised deleted', 'waited', 'delete candidate, own hold', 'delete candidate, user hold', 'anonymize candidate, user hold']) {
+    const outcomes = ['purged', 'anonymised', 'anonymised deleted', 'waited', 'delete candidate, own hold', 'delete candidate, user hold', 'anonymize candidate, user hold'];
+    for (const outcome of [...outcomes, 'erasure held', 'erasure done', 'delete held']) {
       expect(tally.get(outcome) ?? 0, `${outcome} in ${JSON.stringify(Object.fromEntries(tally))}`).toBeGreaterThan(0);
     }
   });
