@@ -162,7 +162,10 @@ const world = fc.record({
     { minLength: 4, maxLength: 14 },
   ),
   // Holds on users matter most: they cover the user's bookings too.
-  holds: fc.array(fc.record({ kind: fc.constantFrom<Kind>('users', 'users', 'users', 'bookings', 'products'), target: fc.nat(), expires: fc.constantFrom('never', 'past', 'future') }), { minLength: 1, maxLength: 6 }),
+  holds: fc.array(fc.record({ kind: fc.constantFrom<Kind>('users', 'users', 'users', 'bookings', 'products'), target: fc.nat(), expires: fc.constantFrom('never', 'past', 'future') }), {
+    minLength: 1,
+    maxLength: 6,
+  }),
   policies: fc.array(
     fc.record({
       // Mostly the partner's, whose subtree holds most records.
@@ -196,7 +199,7 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
       let time = start;
       const h = await createHarness(dialect, { clock: { now: () => time } });
       open.push(h);
-      const capabilities = [...['users', 'bookings', 'products', 'legal-holds', 'retention-policies', 'tenants'].flatMap(crud), 'users:read:email', 'users:write:email', 'users:erase'];
+      const capabilities = [...['users', 'bookings', 'products', 'legal-holds', 'retention-policies', 'tenants'].flatMap(crud), 'users:read:email', 'users:write:email', 'users:erase', 'users:export'];
       const token = await h.bearer(null, capabilities);
       const nodes: string[] = [];
       for (const [name, level, parent] of tree) nodes.push(await h.tenant(name, level, parent === -1 ? null : (nodes[parent] ?? null)));
@@ -283,6 +286,33 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
         for (const row of model.candidates(policy)) count(`${policy.action} candidate, ${model.heldBy(row) ?? 'not held'}`);
       }
 
+      // The subject export holds the user and, of the bookings naming it and the audit trail
+      // of both, what lies in the caller's reach: everywhere, the user's node, or its top node.
+      for (const [i, user] of users.entries()) {
+        let top = user.node;
+        while ((tree[top] as (typeof tree)[number])[2] !== -1) top = (tree[top] as (typeof tree)[number])[2];
+        const acting = [undefined, user.node, top][i % 3];
+        const answer = await h.request({ method: 'GET', url: `/v1/users/${user.id}/export`, token, headers: acting === undefined ? {} : { 'x-tenant-id': nodes[acting] ?? '' } });
+        const named = bookings.filter((b) => b.user === user && (acting === undefined || below(b.node, acting)));
+        const document = answer.json<{ user: { _id: string }; records: { bookings: { _id: string }[] }; audit: { record_id: string }[] }>();
+        // A soft-deleted record shows its `deleted_at`, and its trail holds the delete.
+        expect(
+          {
+            status: answer.statusCode,
+            user: `${document.user._id} ${'deleted_at' in document.user}`,
+            bookings: document.records.bookings.map((b) => `${b._id} ${'deleted_at' in b}`).sort(),
+            audit: document.audit.map((entry) => entry.record_id).sort(),
+          },
+          `${what}: export of user ${i}`,
+        ).toEqual({
+          status: 200,
+          user: `${user.id} ${user.softDeleted}`,
+          bookings: named.map((b) => `${b.id} ${b.softDeleted}`).sort(),
+          audit: [user, ...named].flatMap((r) => (r.softDeleted ? [r.id, r.id] : [r.id])).sort(),
+        });
+        count(named.length < bookings.filter((b) => b.user === user).length ? 'export within reach' : 'export');
+      }
+
       // Small batches; a policy may wait for another's purge, so the job runs until idle.
       let passes = 0;
       for (;;) {
@@ -342,7 +372,7 @@ describe.each(dialects)('retention against a brute-force model on %s', (dialect)
     }
     // The worlds must have met each case that matters, or they prove little.
     const outcomes = ['purged', 'anonymised', 'anonymised deleted', 'waited', 'delete candidate, own hold', 'delete candidate, user hold', 'anonymize candidate, user hold'];
-    for (const outcome of [...outcomes, 'erasure held', 'erasure done', 'delete held']) {
+    for (const outcome of [...outcomes, 'erasure held', 'erasure done', 'delete held', 'export', 'export within reach']) {
       expect(tally.get(outcome) ?? 0, `${outcome} in ${JSON.stringify(Object.fromEntries(tally))}`).toBeGreaterThan(0);
     }
   });
