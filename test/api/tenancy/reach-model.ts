@@ -136,8 +136,12 @@ export class World {
     return Math.max(0, ...instants.map((t) => held.filter((b) => b.start <= t && t < b.end).length));
   }
 
-  overlapping(product: string, start: number, end: number, except?: Booking): Booking[] {
-    return this.bookings.filter((b) => b.product === product && b.active && !b.deleted && b !== except && b.start < end && start < b.end);
+  /** The ids a capacity refusal names: the bookings in the way that the caller may read. */
+  conflicts(caller: Caller, scope: string | null, product: string, start: number, end: number, except?: Booking): string[] {
+    return this.bookings
+      .filter((b) => b.product === product && b.active && !b.deleted && b !== except && b.start < end && start < b.end && this.visibleBooking(caller, scope, b))
+      .map((b) => b.id)
+      .sort();
   }
 }
 
