@@ -33,8 +33,11 @@ export interface Harness {
   tenant(name: string, level?: 'partner' | 'parent_tenant' | 'tenant', parent?: string | null): Promise<string>;
   /** An API client in a node (`null` = system) holding `capabilities`. */
   client(tenantId: string | null, capabilities: readonly string[], options?: { ipAllowlist?: string[]; alg?: TestKeyPair['alg'] }): Promise<TestClient>;
-  /** A token from the real token endpoint. */
-  token(client: TestClient, scope?: string): Promise<string>;
+  /**
+   * A token from the real token endpoint. `at` (ms) dates the client assertion, for a
+   * service whose injected clock runs ahead of the wall clock.
+   */
+  token(client: TestClient, scope?: string, at?: number): Promise<string>;
   /** Shortcut: a client in `tenantId` with `capabilities`, and its Bearer token. */
   bearer(tenantId: string | null, capabilities: readonly string[]): Promise<string>;
   request(options: { method: string; url: string; token?: string; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
@@ -86,8 +89,8 @@ export async function createHarness(
       const keys = record.keys as { kid: string }[];
       return { clientId: String(record._id), kid: keys[0]?.kid ?? '', key, tenantId };
     },
-    async token(client, scope) {
-      const assertion = await signAssertion(client.key, client.clientId, config.tokenEndpoint, { kid: client.kid });
+    async token(client, scope, at) {
+      const assertion = await signAssertion(client.key, client.clientId, config.tokenEndpoint, { kid: client.kid, ...(at === undefined ? {} : { now: Math.floor(at / 1000) }) });
       const form = new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: client.clientId,

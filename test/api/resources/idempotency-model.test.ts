@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness, TestClient } from '../../support/harness.js';
-import { signAssertion } from '../../support/keys.js';
 
 const steps = Number(process.env['IDEMPOTENCY_MODEL_STEPS'] ?? 300);
 const seed = Number(process.env['IDEMPOTENCY_MODEL_SEED'] ?? 20261129);
@@ -61,19 +60,7 @@ describe.each(dialects)('Idempotency-Key against a brute-force model on %s', (di
   const tokens = new Map<string, string>();
 
   /** A token minted at the service's time, so the clock may move days ahead of the wall clock. */
-  const mint = async (name: string) => {
-    const client = clients.get(name) as TestClient;
-    const assertion = await signAssertion(client.key, client.clientId, h.config.tokenEndpoint, { kid: client.kid, now: Math.floor(now / 1000) });
-    const form = new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: client.clientId,
-      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-      client_assertion: assertion,
-    });
-    const answer = await h.request({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-    expect(answer.statusCode, answer.body).toBe(200);
-    tokens.set(name, answer.json<{ access_token: string }>().access_token);
-  };
+  const mint = async (name: string) => tokens.set(name, await h.token(clients.get(name) as TestClient, undefined, now));
 
   beforeAll(async () => {
     h = await createHarness(dialect, { clock: { now: () => now } });

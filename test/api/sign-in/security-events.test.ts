@@ -6,7 +6,7 @@ import { asSystem } from '../../../src/core/principal.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
-import { clientKeyPair, signAssertion } from '../../support/keys.js';
+import { clientKeyPair } from '../../support/keys.js';
 import type { TestClient } from '../../support/harness.js';
 import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 import { expectProblem } from '../../support/problem.js';
@@ -60,18 +60,7 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
     const verify = (challenge: string, code: string) => h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: challenge, code } });
 
     /** A token for the audit reader, asserted at the service's (advanced) time. */
-    async function readerToken(): Promise<string> {
-      const assertion = await signAssertion(reader.key, reader.clientId, h.config.tokenEndpoint, { kid: reader.kid, now: Math.floor(now() / 1000) });
-      const form = new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: reader.clientId,
-        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-        client_assertion: assertion,
-      });
-      const issued = await h.request({ method: 'POST', url: '/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-      expect(issued.statusCode, issued.body).toBe(200);
-      return issued.json().access_token as string;
-    }
+    const readerToken = () => h.token(reader, undefined, now());
 
     /** The security entries written while answering `response`. */
     async function entriesOf(response: LightMyRequestResponse): Promise<Entry[]> {
