@@ -1,7 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness, crud } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
@@ -239,5 +242,71 @@ describe.each(dialects)('incoming webhooks on %s', (dialect) => {
       'validation_failed',
     );
     expectProblem(await h.request({ method: 'POST', url: '/v1/webhooks', token, body: { events: ['ping'] } }), 400, 'validation_failed');
+  });
+  describe('an incoming webhook reaches the orders of its node and below, and nothing else', () => {
+    let system = '';
+    const inNode = (node: string) => ({ 'x-tenant-id': node });
+    const orderIn = async (node: string) => {
+      const made = await h.request({ method: 'POST', url: '/v1/products', token: system, body: { name: 'Loft', address: 'a', city: 'c', zip_code: '1', total_items: 1 }, headers: inNode(node) });
+      const body = { product_id: made.json()._id, start_time: '2030-01-01T10:00:00Z', end_time: '2030-01-02T10:00:00Z' };
+      return (await h.request({ method: 'POST', url: '/v1/orders', token: system, body, headers: inNode(node) })).json()._id as string;
+    };
+    const hookIn = async (node: string) =>
+      (await h.request({ method: 'POST', url: '/v1/webhooks', token: system, body: { direction: 'incoming', scheme: 'standard-webhooks' }, headers: inNode(node) })).json() as {
+        _id: string;
+        secret: string;
+      };
+    const paid = (hook: { secret: string }, orderId: string, eventId: string) => {
+      const body = JSON.stringify({ type: 'orders.paid', data: { order_id: orderId } });
+      const at = new Date();
+      return { body, headers: { 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(hook.secret).sign(eventId, at, body) } };
+    };
+    const statusBySystem = async (id: string) => (await h.request({ method: 'GET', url: `/v1/orders/${id}`, token: system })).json().status as string;
+
+    beforeAll(async () => {
+      system = await h.bearer(null, [...crud('products'), ...crud('orders'), 'webhooks:create']);
+    });
+
+    it("confirms an order of its own node or one below, never another tenant's (failed, the order untouched)", async () => {
+      const partner = await h.tenant('Collector', 'partner');
+      const shop = await h.tenant('Shop', 'tenant', partner);
+      const elsewhere = await h.tenant('Elsewhere');
+      const [shopOrder, elsewhereOrder] = [await orderIn(shop), await orderIn(elsewhere)];
+      const [shopHook, partnerHook] = [await hookIn(shop), await hookIn(partner)];
+
+      const across = paid(shopHook, elsewhereOrder, 'evt_across');
+      expect((await receive(shopHook._id, across.body, across.headers)).json()).toMatchObject({ received: true, outcome: 'failed' });
+      expect(await statusBySystem(elsewhereOrder)).toBe('active');
+      const own = paid(shopHook, shopOrder, 'evt_own');
+      expect((await receive(shopHook._id, own.body, own.headers)).json()).toMatchObject({ outcome: 'applied' });
+
+      const below = await orderIn(shop);
+      const down = paid(partnerHook, below, 'evt_down');
+      expect((await receive(partnerHook._id, down.body, down.headers)).json()).toMatchObject({ outcome: 'applied' });
+      expect(await statusBySystem(below)).toBe('confirmed');
+    });
+
+    it('a webhook whose node no longer exists confirms nothing anywhere (failed)', async () => {
+      const gone = await h.tenant('Gone');
+      const hook = await hookIn(gone);
+      const target = await orderIn(await h.tenant('Bystander'));
+      // Cascade deny keeps the node of a live webhook; this breaks that invariant by hand.
+      await h.database.db
+        .updateTable('tenants')
+        .set({ deleted_at: h.database.dialect.toDb('timestamp', new Date().toISOString()) })
+        .where('_id', '=', gone)
+        .execute();
+      // A fresh instance on the same database, whose node cache has never seen the node.
+      const keys = await SigningKeyStore.open({ file: join(h.config.dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+      const other = await buildApp(h.config, { database: h.database, keys, logger: false });
+      try {
+        const event = paid(hook, target, 'evt_orphan');
+        const answer = await other.server.inject({ method: 'POST', url: `/v1/webhooks/${hook._id}/receive`, payload: event.body, headers: { 'content-type': 'application/json', ...event.headers } });
+        expect(answer.json(), answer.body).toMatchObject({ received: true, outcome: 'failed' });
+        expect(await statusBySystem(target)).toBe('active');
+      } finally {
+        await other.server.close();
+      }
+    });
   });
 });
