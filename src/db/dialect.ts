@@ -31,6 +31,12 @@ export interface SqlDialect {
   /** `column` matches the RE2-checked `pattern`; never backtracks catastrophically. */
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool>;
   /**
+   * `value` lower-cased for a case-insensitive comparison with text lower-cased by
+   * JavaScript: SQLite folds every letter as `toLowerCase` does (its own `lower` folds
+   * ASCII only); PostgreSQL's `lower` folds as the database's `LC_CTYPE` says.
+   */
+  lowerCase(value: Expression<unknown>): RawBuilder<string>;
+  /**
    * An index column ordered like our sorts: NULL first ascending, last descending (so one
    * index serves both directions). SQLite's native order; PostgreSQL needs `NULLS FIRST`.
    */

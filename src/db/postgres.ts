@@ -105,6 +105,7 @@ export const postgresDialect: SqlDialect = {
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
     return caseInsensitive ? sql<SqlBool>`${column} ~* ${pattern}` : sql<SqlBool>`${column} ~ ${pattern}`;
   },
+  lowerCase: (value) => sql<string>`lower(${value})`,
   // A backward scan of an ASC NULLS FIRST index yields DESC NULLS LAST: both sort directions.
   indexColumn: (name) => sql`${sql.ref(name)} nulls first`,
   sortKeyAfterFilter: (column) => column,

@@ -47,6 +47,7 @@ export const sqliteDialect: SqlDialect = {
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
     return sql<SqlBool>`re2_match(${column}, ${pattern}, ${caseInsensitive ? 'i' : ''})`;
   },
+  lowerCase: (value) => sql<string>`unicode_lower(${value})`,
   indexColumn: (name) => sql`${sql.ref(name)}`,
   sortKeyAfterFilter: (column) => sql`+${column}`,
   // Several processes (server, CLI) may start on one fresh file: BEGIN IMMEDIATE takes the
@@ -221,6 +222,8 @@ export function openSqlite(file: string, options: { statementTimeoutMs?: number;
     if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
     return compileRegex(pattern, flags === 'i').test(value) ? 1 : 0;
   });
+  // JavaScript's lower-casing, for comparisons with text lower-cased in JavaScript (`lowerCase`).
+  raw.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   // Kysely prepares every query anew; reusing prepared statements by SQL text saves the
   // parse and plan. A statement still busy (an open iterator) is not shared. A read's rows
   // are built by a RowReader (`sqlite-rows.ts`), which remembers the statement's column

@@ -51,7 +51,7 @@ export class UserDirectory {
   /** The live users of a tenant with this e-mail address or phone number (case-insensitive e-mail). */
   async findByDestination(tenantId: string, channel: 'email' | 'sms', destination: string): Promise<UserState | undefined> {
     // E-mail addresses are matched without regard to case (`destination` arrives lower-cased).
-    const match = channel === 'email' ? sql<boolean>`lower(email) = ${destination}` : sql<boolean>`phone = ${destination}`;
+    const match = channel === 'email' ? sql<boolean>`${this.queries.dialect.lowerCase(sql.ref('email'))} = ${destination}` : sql<boolean>`phone = ${destination}`;
     const rows = await this.queries.scoped(users).selectAll().where('tenant_id', '=', tenantId).where(match).limit(2).execute();
     if (rows.length !== 1 || !rows[0]) return undefined;
     const row = rows[0];

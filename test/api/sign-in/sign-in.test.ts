@@ -1,4 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { roleCapabilities } from '../../../src/actions/roles.js';
@@ -28,7 +29,8 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
   let sms: Receiver;
   let tenant: string;
   let context: RequestContext;
-  const emails = { admin: 'Admin@Example.test', staff: 'staff@example.test' };
+  const emails = { admin: 'Admin@Example.test', staff: 'staff@example.test', capitals: 'JÜRGEN@Example.test' };
+  let capitalsUser = '';
   // The service's clock runs ahead by a minute per sign-in, past the resend cooldown.
   let offset = 0;
   const now = () => Date.now() + offset;
@@ -51,6 +53,7 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     };
     await h.app.resources.create(context, getResource('users'), { email: emails.admin, phone: '+4915112345678', role: 'admin', locale: 'de' });
     await h.app.resources.create(context, getResource('users'), { email: emails.staff, role: 'staff' });
+    capitalsUser = String((await h.app.resources.create(context, getResource('users'), { email: emails.capitals })).record._id);
   });
   afterAll(async () => {
     await h.close();
@@ -89,6 +92,24 @@ describe.each(dialects)('end-user sign-in on %s', (dialect) => {
     await waitFor(smtp.messages, before + 1);
     return verify(started.json().challenge_id, codeIn(smtp.messages[before]));
   }
+
+  it('matches an address with capitals beyond ASCII however it is cased where the database folds them: SQLite always, PostgreSQL by its LC_CTYPE', async () => {
+    const folds = dialect === 'sqlite' || (await sql<{ folds: boolean }>`select lower('Ü') = 'ü' as folds`.execute(h.database.db)).rows[0]?.folds === true;
+    for (const written of ['jürgen@example.test', 'JÜRGEN@EXAMPLE.TEST']) {
+      offset += 61_000;
+      const before = smtp.messages.length;
+      const started = await start(written);
+      expect(started.statusCode, started.body).toBe(202);
+      // The start's security event names the user it found (written with the challenge).
+      const issued = await h.database.db.selectFrom('audit_logs').select('record_id').where('action', '=', 'otp_issued').orderBy('_id', 'desc').executeTakeFirstOrThrow();
+      expect(issued.record_id, written).toBe(folds ? capitalsUser : null);
+      if (folds) await waitFor(smtp.messages, before + 1);
+    }
+    if (!folds) return;
+    const signedIn = await signIn('jürgen@example.test');
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    expect(claimsOf(signedIn.json().access_token as string).sub).toBe(capitalsUser);
+  });
 
   it("e-mails a 6-digit code (the only one in the message, in the user's language) that buys a user token once", async () => {
     offset += 61_000;
