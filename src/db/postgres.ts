@@ -6,7 +6,9 @@ import { ChangeFeed, changeChannel, decodeChange } from './change-feed.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 
 // Byte-order collation: string comparison and sorting then match SQLite exactly,
-// whatever locale the database was created with.
+// whatever locale the database was created with. Under it PostgreSQL folds the case of
+// ASCII letters only, so case-insensitive matching (`lowerCase`, `$options: "i"`) takes the
+// database's default collation: its LC_CTYPE decides, as for any text there.
 const columnTypes: Record<FieldType, string> = {
   string: 'text collate "C"',
   reference: 'text collate "C"',
@@ -103,9 +105,9 @@ export const postgresDialect: SqlDialect = {
     return value ?? null;
   },
   regexMatch(column: Expression<unknown>, pattern: string, caseInsensitive: boolean): RawBuilder<SqlBool> {
-    return caseInsensitive ? sql<SqlBool>`${column} ~* ${pattern}` : sql<SqlBool>`${column} ~ ${pattern}`;
+    return caseInsensitive ? sql<SqlBool>`(${column} collate "default") ~* ${pattern}` : sql<SqlBool>`${column} ~ ${pattern}`;
   },
-  lowerCase: (value) => sql<string>`lower(${value})`,
+  lowerCase: (value) => sql<string>`lower(${value} collate "default")`,
   // A backward scan of an ASC NULLS FIRST index yields DESC NULLS LAST: both sort directions.
   indexColumn: (name) => sql`${sql.ref(name)} nulls first`,
   sortKeyAfterFilter: (column) => column,
