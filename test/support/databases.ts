@@ -9,12 +9,12 @@ import { openSqlite } from '../../src/db/sqlite.js';
 /** The dialects every storage and API suite runs on. */
 export const dialects: readonly DialectName[] = ['sqlite', 'postgres'];
 
-/** Creates a database in the cluster at `base` (a copy of `template` when given) and returns its URL. */
-async function createDatabase(base: string, name: string, template?: string): Promise<string> {
+/** Creates a database in the cluster at `base` (a copy of `template` when given, or with `options` such as `lc_ctype 'C.UTF-8'`) and returns its URL. */
+async function createDatabase(base: string, name: string, template?: string, options = ''): Promise<string> {
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}${options ? ` ${options}` : ''}`);
   } finally {
     await admin.end();
   }
@@ -27,9 +27,14 @@ function clusterUrl(): string {
   return base;
 }
 
-/** A fresh, empty PostgreSQL database URL inside the run's throwaway cluster. */
-export function freshPostgresUrl(): Promise<string> {
-  return createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`);
+/**
+ * A fresh, empty PostgreSQL database URL inside the run's throwaway cluster; with `ctype`,
+ * a UTF-8 database whose LC_CTYPE is `ctype` (collation C, like the cluster's).
+ */
+export function freshPostgresUrl(options: { ctype?: string } = {}): Promise<string> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  if (options.ctype === undefined) return createDatabase(clusterUrl(), name);
+  return createDatabase(clusterUrl(), name, 'template0', `encoding 'UTF8' lc_collate 'C' lc_ctype '${options.ctype}'`);
 }
 
 /**

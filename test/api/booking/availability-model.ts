@@ -70,7 +70,7 @@ export function peakHeld(bookings: readonly HeldBooking[], from: number, to: num
 }
 
 /** The bookings that share an instant with `[from, to)`. */
-export function overlapping(bookings: readonly HeldBooking[], from: number, to: number): HeldBooking[] {
+export function overlapping<T extends HeldBooking>(bookings: readonly T[], from: number, to: number): T[] {
   return bookings.filter((b) => b.start < to && from < b.end);
 }
 

@@ -79,32 +79,35 @@ class Model {
     readonly now: number,
   ) {}
 
-  held(row: Row): boolean {
-    return this.heldBy(row) !== undefined;
+  /** The holds in force now: without an end, or ending later. */
+  private active(): Hold[] {
+    return this.holds.filter((h) => h.expires === null || h.expires > this.now);
   }
 
-  /** The ids of the active holds that refuse erasing `user`: on the user, or on a booking naming it. */
-  holdsOnUser(user: Row): string[] {
-    const covered = (target: Row) => target === user || (target.kind === 'bookings' && target.user === user && !target.purged);
-    return this.holds
-      .filter((h) => (h.expires === null || h.expires > this.now) && covered(h.target))
-      .map((h) => h.id)
-      .sort();
-  }
-
-  /** The ids of the active holds that refuse deleting `row`: on the record, or on the user a booking names. */
+  /** The ids of the active holds that cover `row`, refusing its delete: on the record, or on the user a booking names. */
   holdsOn(row: Row): string[] {
-    return this.holds
-      .filter((h) => (h.expires === null || h.expires > this.now) && (h.target === row || (row.kind === 'bookings' && h.target === row.user)))
+    return this.active()
+      .filter((h) => h.target === row || (row.kind === 'bookings' && h.target === row.user))
       .map((h) => h.id)
       .sort();
+  }
+
+  held(row: Row): boolean {
+    return this.holdsOn(row).length > 0;
   }
 
   /** Why `row` is held: its own hold, or one on the user it names. */
   heldBy(row: Row): 'own hold' | 'user hold' | undefined {
-    const active = this.holds.filter((h) => h.expires === null || h.expires > this.now);
-    if (active.some((h) => h.target === row)) return 'own hold';
-    return row.kind === 'bookings' && active.some((h) => h.target === row.user) ? 'user hold' : undefined;
+    if (!this.held(row)) return undefined;
+    return this.active().some((h) => h.target === row) ? 'own hold' : 'user hold';
+  }
+
+  /** The ids of the active holds that refuse erasing `user`: on the user, or on a booking naming it. */
+  holdsOnUser(user: Row): string[] {
+    return this.active()
+      .filter((h) => h.target === user || (h.target.kind === 'bookings' && h.target.user === user && !h.target.purged))
+      .map((h) => h.id)
+      .sort();
   }
 
   referenced(row: Row): boolean {

@@ -6,9 +6,7 @@
  * on SQLite (JavaScript's folding, RE2's); in a `C` database (the test cluster's own) only
  * ASCII letters do, as docs/api.md and docs/end-users.md say.
  */
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/dialect.js';
 import { openPostgres } from '../../../src/db/postgres.js';
@@ -32,17 +30,7 @@ async function answers(database: Database): Promise<Record<string, string[]>> {
 
 /** A database with `ctype` (and byte-order collation) in the run's cluster. */
 async function postgresWith(ctype: string): Promise<Database> {
-  const url = new URL(await freshPostgresUrl());
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  const name = `fold_${randomBytes(6).toString('hex')}`;
-  try {
-    await admin.query(`create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype '${ctype}'`);
-  } finally {
-    await admin.end();
-  }
-  url.pathname = `/${name}`;
-  return openPostgres({ connectionString: url.toString(), poolSize: 2, statementTimeoutMs: 5000 });
+  return openPostgres({ connectionString: await freshPostgresUrl({ ctype }), poolSize: 2, statementTimeoutMs: 5000 });
 }
 
 describe('case-insensitive matching beyond ASCII', () => {

@@ -275,7 +275,7 @@ describe.each(dialects)('tenant reach against a brute-force model on %s', (diale
               expect(answer.statusCode, what(answer)).toBe(201);
               const record = answer.json<{ _id: string; tenant_id: string; user_id: string | null }>();
               expect({ tenant_id: record.tenant_id, user_id: record.user_id ?? null }, what(answer)).toEqual({ tenant_id: access.scope, user_id: caller.kind === 'guest' ? caller.user : null });
-              const made = { id: record._id, node: access.scope, product: product.id, user: record.user_id ?? null, ...window, active: true, deleted: false };
+              const made = { id: record._id, node: access.scope, product: product.id, user: record.user_id ?? null, ...window, quantity: 1, active: true, deleted: false };
               world.bookings.push(made);
               world.wrote('bookings.created', made);
             } else {

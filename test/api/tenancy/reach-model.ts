@@ -4,6 +4,7 @@
  * see or change what. It shares no code with the service.
  */
 import { crud } from '../../support/harness.js';
+import { overlapping, peakHeld } from '../booking/availability-model.js';
 
 type Level = 'partner' | 'parent_tenant' | 'tenant';
 
@@ -63,6 +64,8 @@ export interface Booking {
   readonly user: string | null;
   readonly start: number;
   readonly end: number;
+  /** Always 1 here; named so the capacity helpers of the availability model apply. */
+  readonly quantity: number;
   active: boolean;
   deleted: boolean;
 }
@@ -129,17 +132,20 @@ export class World {
     return !product.deleted && this.inScope(scope, product.node);
   }
 
-  /** The units of `product` held at the busiest instant of `[start, end)`, every tenant's bookings counted. */
+  /** The bookings holding units of `product` (active and not deleted), every tenant's, `except` left out. */
+  private holding(product: string, except?: Booking): Booking[] {
+    return this.bookings.filter((b) => b.product === product && b.active && !b.deleted && b !== except);
+  }
+
+  /** The units of `product` held at the busiest instant of `[start, end)`. */
   peak(product: string, start: number, end: number, except?: Booking): number {
-    const held = this.bookings.filter((b) => b.product === product && b.active && !b.deleted && b !== except && b.start < end && start < b.end);
-    const instants = [start, ...held.map((b) => b.start).filter((t) => t > start)];
-    return Math.max(0, ...instants.map((t) => held.filter((b) => b.start <= t && t < b.end).length));
+    return peakHeld(this.holding(product, except), start, end);
   }
 
   /** The ids a capacity refusal names: the bookings in the way that the caller may read. */
   conflicts(caller: Caller, scope: string | null, product: string, start: number, end: number, except?: Booking): string[] {
-    return this.bookings
-      .filter((b) => b.product === product && b.active && !b.deleted && b !== except && b.start < end && start < b.end && this.visibleBooking(caller, scope, b))
+    return overlapping(this.holding(product, except), start, end)
+      .filter((b) => this.visibleBooking(caller, scope, b))
       .map((b) => b.id)
       .sort();
   }
