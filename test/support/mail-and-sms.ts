@@ -3,6 +3,21 @@ import type { Server } from 'node:http';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './free-port.js';
 
+/** Who waits on a receiver's list: called after each message it keeps. */
+const arrivals = new WeakMap<readonly Received[], Set<() => void>>();
+
+/** A receiver's list of messages, watched by {@link waitFor}. */
+function messageLog(): Received[] {
+  const messages: Received[] = [];
+  arrivals.set(messages, new Set());
+  return messages;
+}
+
+function keep(messages: Received[], message: Received): void {
+  messages.push(message);
+  for (const listener of arrivals.get(messages) ?? []) listener();
+}
+
 /** One message a receiver got. */
 export interface Received {
   readonly to: string;
@@ -11,7 +26,7 @@ export interface Received {
 
 /** An in-process SMTP server (smtp-server) that keeps every message it is given. */
 export async function startSmtp(): Promise<{ url: string; messages: Received[]; close(): Promise<void> }> {
-  const messages: Received[] = [];
+  const messages = messageLog();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -21,7 +36,7 @@ export async function startSmtp(): Promise<{ url: string; messages: Received[]; 
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       stream.on('end', () => {
         // The text after the headers (plain ASCII here: nodemailer sends it as 7bit).
-        messages.push({
+        keep(messages, {
           to: session.envelope.rcptTo.map((r) => r.address).join(','),
           body: raw
             .split(/\r?\n\r?\n/)
@@ -39,13 +54,13 @@ export async function startSmtp(): Promise<{ url: string; messages: Received[]; 
 
 /** A local HTTP receiver standing in for an SMS gateway adapter: it records `{ to, body }` posts. */
 export async function startSmsReceiver(): Promise<{ url: string; messages: Received[]; close(): Promise<void> }> {
-  const messages: Received[] = [];
+  const messages = messageLog();
   const server: Server = createServer((request, response) => {
     let raw = '';
     request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
     request.on('end', () => {
       const parsed = JSON.parse(raw) as { to: string; body: string };
-      messages.push({ to: parsed.to, body: parsed.body });
+      keep(messages, { to: parsed.to, body: parsed.body });
       response.writeHead(202).end();
     });
   });
@@ -61,11 +76,28 @@ export function codeIn(message: Received | undefined): string {
   return codes[0] as string;
 }
 
-/** Waits until `list` has `count` entries (messages go out after the answer). */
-export async function waitFor<T>(list: readonly T[], count: number, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (list.length < count) {
-    if (Date.now() > until) throw new Error(`only ${list.length} of ${count} messages arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * Resolves once a receiver's `list` has `count` messages (they go out after the answer);
+ * rejects after `ms` when they do not come.
+ */
+export function waitFor(list: readonly Received[], count: number, ms = 5000): Promise<void> {
+  const listeners = arrivals.get(list);
+  if (!listeners) return Promise.reject(new Error('waitFor watches the messages of startSmtp or startSmsReceiver only'));
+  if (list.length >= count) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      listeners.delete(check);
+    };
+    const check = () => {
+      if (list.length < count) return;
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`only ${list.length} of ${count} messages arrived`));
+    }, ms);
+    listeners.add(check);
+  });
 }
