@@ -20,6 +20,8 @@ import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail
 import type { Received } from '../../support/mail-and-sms.js';
 import { eventually } from '../../support/poll.js';
 import { expectProblem } from '../../support/problem.js';
+import { expectSecurityEntries } from '../../support/security-trail.js';
+import type { ExpectedEntry } from '../../support/security-trail.js';
 import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
 
 const steps = Number(process.env['OTP_MODEL_STEPS'] ?? 400);
@@ -58,14 +60,6 @@ interface ModelChallenge {
   readonly expires: number;
   attempts: number;
   used: boolean;
-}
-
-/** What the model expects of one security entry: its action and the fields it must carry. */
-interface ExpectedEntry {
-  readonly action: string;
-  readonly record_id: string | null;
-  readonly tenant_id: string | null;
-  readonly new_values: Record<string, unknown>;
 }
 
 const repeat = <T>(value: T, times: number): T[] => Array.from({ length: times }, () => value);
@@ -148,15 +142,6 @@ describe.each(dialects)('one-time-password sign-in against a brute-force model o
     await sms.close();
   });
 
-  /** The security entries written while answering `response`, oldest first. */
-  async function entriesOf(response: LightMyRequestResponse): Promise<Record<string, unknown>[]> {
-    await h.app.securityEvents.flush();
-    const requestId = String(response.headers['x-request-id']);
-    const listed = await h.request({ method: 'GET', url: `/v1/audit-logs/?category=security&request_id=${requestId}&sort=_id`, token: await h.token(reader, undefined, now) });
-    expect(listed.statusCode, listed.body).toBe(200);
-    return listed.json().items as Record<string, unknown>[];
-  }
-
   async function otpMetrics(): Promise<string> {
     return (await h.request({ method: 'GET', url: '/metrics', headers: { 'x-forwarded-for': '127.0.0.1' } })).body;
   }
@@ -181,12 +166,7 @@ describe.each(dialects)('one-time-password sign-in against a brute-force model o
     /** The security entries `response` wrote must be `expected`, in order. */
     async function audited(response: LightMyRequestResponse, expected: readonly ExpectedEntry[], what: string): Promise<void> {
       for (const entry of expected) seen.add(`${entry.action}${typeof entry.new_values.reason === 'string' ? `:${entry.new_values.reason}` : ''}`);
-      const entries = await entriesOf(response);
-      expect(
-        entries.map((e) => e.action),
-        what,
-      ).toEqual(expected.map((e) => e.action));
-      expected.forEach((entry, n) => expect(entries[n], what).toMatchObject(entry));
+      await expectSecurityEntries(h, reader, response, expected, what, now);
     }
 
     for (const [index, s] of fc.sample(step, { seed, numRuns: steps }).entries()) {

@@ -10,9 +10,10 @@ import { clientKeyPair } from '../../support/keys.js';
 import type { TestClient } from '../../support/harness.js';
 import { codeIn, startSmsReceiver, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 import { expectProblem } from '../../support/problem.js';
+import { securityEntriesOf } from '../../support/security-trail.js';
+import type { SecurityEntry } from '../../support/security-trail.js';
 
 type Receiver = Awaited<ReturnType<typeof startSmtp>>;
-type Entry = Record<string, unknown> & { new_values: Record<string, unknown> };
 
 /**
  * Every sign-in, refusal, lockout, throttle, TOTP change, recovery-code use and step-up
@@ -59,22 +60,13 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
     const start = (destination: string, channel = 'email') => h.request({ method: 'POST', url: '/v1/auth/otp/start', body: { tenant_id: tenant, channel, destination } });
     const verify = (challenge: string, code: string) => h.request({ method: 'POST', url: '/v1/auth/otp/verify', body: { challenge_id: challenge, code } });
 
-    /** A token for the audit reader, asserted at the service's (advanced) time. */
-    const readerToken = () => h.token(reader, undefined, now());
-
     /** The security entries written while answering `response`. */
-    async function entriesOf(response: LightMyRequestResponse): Promise<Entry[]> {
-      await h.app.securityEvents.flush();
-      const requestId = String(response.headers['x-request-id']);
-      const listed = await h.request({ method: 'GET', url: `/v1/audit-logs/?category=security&request_id=${requestId}&sort=_id`, token: await readerToken() });
-      expect(listed.statusCode, listed.body).toBe(200);
-      return listed.json().items as Entry[];
-    }
+    const entriesOf = (response: LightMyRequestResponse) => securityEntriesOf(h, reader, response, now());
 
-    async function onlyEntry(response: LightMyRequestResponse, action: string): Promise<Entry> {
+    async function onlyEntry(response: LightMyRequestResponse, action: string): Promise<SecurityEntry> {
       const entries = await entriesOf(response);
       expect(entries.map((e) => e.action)).toEqual([action]);
-      return entries[0] as Entry;
+      return entries[0] as SecurityEntry;
     }
 
     /** A challenge for `email` and the code it e-mailed. */
@@ -266,7 +258,7 @@ describe('sign-in security events, step by step', { shuffle: false }, () => {
 
     it('never writes a code, secret, token or destination into the trail', async () => {
       await h.app.securityEvents.flush();
-      const exported = await h.request({ method: 'GET', url: '/v1/audit-logs/export?category=security', token: await readerToken() });
+      const exported = await h.request({ method: 'GET', url: '/v1/audit-logs/export?category=security', token: await h.token(reader, undefined, now()) });
       expect(exported.statusCode).toBe(200);
       const lines = exported.body.trim().split('\n');
       expect(lines.length).toBeGreaterThan(20);

@@ -19,6 +19,8 @@ import { createHarness } from '../../support/harness.js';
 import type { Harness, TestClient } from '../../support/harness.js';
 import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
 import { expectProblem } from '../../support/problem.js';
+import { expectSecurityEntries } from '../../support/security-trail.js';
+import type { ExpectedEntry } from '../../support/security-trail.js';
 import { createUserIn } from '../../support/user-sign-in.js';
 
 const steps = Number(process.env['TOTP_MODEL_STEPS'] ?? 400);
@@ -44,14 +46,6 @@ interface MfaToken {
   readonly expires: number;
   attempts: number;
   used: boolean;
-}
-
-interface ExpectedEntry {
-  readonly action: string;
-  readonly new_values: Record<string, unknown>;
-  /** The user and its tenant unless said otherwise. */
-  readonly record_id?: string | null;
-  readonly tenant_id?: string | null;
 }
 
 const repeat = <T>(value: T, times: number): T[] => Array.from({ length: times }, () => value);
@@ -101,14 +95,6 @@ describe.each(dialects)('TOTP and its lock-out against a brute-force model on %s
 
   const post = (url: string, body: unknown, token?: string) => h.request({ method: 'POST', url, ...(body === undefined ? {} : { body }), ...(token ? { token } : {}) });
 
-  async function entriesOf(response: LightMyRequestResponse): Promise<Record<string, unknown>[]> {
-    await h.app.securityEvents.flush();
-    const requestId = String(response.headers['x-request-id']);
-    const listed = await h.request({ method: 'GET', url: `/v1/audit-logs/?category=security&request_id=${requestId}&sort=_id`, token: await h.token(reader, undefined, now) });
-    expect(listed.statusCode, listed.body).toBe(200);
-    return listed.json().items as Record<string, unknown>[];
-  }
-
   it('answers, locks and audits every code as the model says', async () => {
     // The model: the enrolment, the lock-out count, the sessions and the mfa_tokens.
     let totp: TOTP | undefined;
@@ -142,14 +128,17 @@ describe.each(dialects)('TOTP and its lock-out against a brute-force model on %s
       }
     }
 
+    /** The security entries `response` wrote must be `expected`, in order (about the user unless said otherwise). */
     async function audited(response: LightMyRequestResponse, expected: readonly ExpectedEntry[], what: string): Promise<void> {
       for (const entry of expected) seen.add(`${entry.action}${typeof entry.new_values.reason === 'string' ? `:${entry.new_values.reason}` : ''}`);
-      const entries = await entriesOf(response);
-      expect(
-        entries.map((e) => e.action),
-        what,
-      ).toEqual(expected.map((e) => e.action));
-      expected.forEach((entry, n) => expect(entries[n], what).toMatchObject({ record_id: userId, tenant_id: tenant, ...entry }));
+      await expectSecurityEntries(h, reader, response, expected, what, now, { record_id: userId, tenant_id: tenant });
+    }
+
+    /** A TOTP code refused unchecked while TOTP is locked: 429 with the seconds the lock has left. */
+    function expectLocked(response: LightMyRequestResponse, retryAfter: string | undefined, what: string): void {
+      expect(response.statusCode, what).toBe(429);
+      expectProblem(response, 429, 'rate_limited');
+      expect(response.headers['retry-after'], what).toBe(retryAfter);
     }
 
     /** The code a step sends, and the time step it is valid for (`null`: valid for none). */
@@ -256,9 +245,7 @@ describe.each(dialects)('TOTP and its lock-out against a brute-force model on %s
               const locked = lockedUntil > now ? retryAfter() : undefined;
               const outcome = tryCode(sent);
               if (outcome === 'locked') {
-                expect(response.statusCode, what).toBe(429);
-                expectProblem(response, 429, 'rate_limited');
-                expect(response.headers['retry-after'], what).toBe(locked);
+                expectLocked(response, locked, what);
                 expected = failed('totp_locked');
               } else if (outcome === 'accepted') {
                 expect(response.statusCode, what).toBe(200);
@@ -307,9 +294,7 @@ describe.each(dialects)('TOTP and its lock-out against a brute-force model on %s
           const locked = lockedUntil > now ? retryAfter() : undefined;
           const outcome = tryCode(sent);
           if (outcome === 'locked') {
-            expect(response.statusCode, what).toBe(429);
-            expectProblem(response, 429, 'rate_limited');
-            expect(response.headers['retry-after'], what).toBe(locked);
+            expectLocked(response, locked, what);
             expected = [{ action: 'totp_failed', new_values: { operation, reason: 'totp_locked' } }];
           } else if (outcome !== 'accepted') {
             expectProblem(response, 400, 'invalid_grant');
