@@ -459,7 +459,9 @@ describe.each(dialects)('outgoing webhook delivery against a brute-force model o
       'webhook reactivated',
     ];
     const met = JSON.stringify(Object.fromEntries(tally));
-    for (const label of needed) expect(tally.get(label) ?? 0, `${label}: never met in ${met} (more DELIVERY_MODEL_STEPS, or another seed)`).toBeGreaterThan(0);
+    // The default run meets every case, so a change to the steps cannot quietly stop judging
+    // one; another seed with few steps may miss a rare one (raise DELIVERY_MODEL_STEPS).
+    if (process.env['DELIVERY_MODEL_SEED'] === undefined) for (const label of needed) expect(tally.get(label) ?? 0, `${label}: never met in ${met}`).toBeGreaterThan(0);
     expect(
       rx.hits.filter((hit) => hit.path === '/trap'),
       'a redirect followed',
