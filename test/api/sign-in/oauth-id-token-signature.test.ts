@@ -1,4 +1,4 @@
-import { CompactSign, exportJWK, generateKeyPair } from 'jose';
+import { CompactSign, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getResource } from '../../../src/registry/index.js';
 import { asSystem } from '../../../src/core/principal.js';
@@ -74,7 +74,7 @@ describe.each(dialects)("OAuth login: the ID token's signature is verified again
     const code = new URL(String(answer.headers.location)).searchParams.get('code');
     const token = await h.request({ method: 'POST', url: '/v1/auth/oauth/token', body: { code } });
     expect(token.statusCode, token.body).toBe(200);
-    const claims = JSON.parse(Buffer.from(String(token.json().access_token).split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    const claims = decodeJwt(String(token.json().access_token));
     expect(claims.sub).toBe(alice);
   }
   /** A callback refused with 400 invalid_grant and no redirect; the private reason of its security event. */
