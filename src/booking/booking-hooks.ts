@@ -19,7 +19,9 @@ export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
  * on PostgreSQL; SQLite runs one write transaction at a time), then checks the peak overlap
  * in the same transaction. Two writers for one product are serialised by that lock, so the
  * check and the insert cannot interleave (no check-then-insert race) on any number of
- * instances.
+ * instances. Writes that free units (a cancel, a delete) take the lock too: a refusal reads
+ * the peak and then, in a second statement, the conflicts the caller may see, and both
+ * must describe the same bookings.
  */
 export const bookingHooks: ResourceHooks = {
   updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition'],

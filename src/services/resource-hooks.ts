@@ -22,8 +22,8 @@ export interface ResourceHooks {
   /**
    * Takes the row locks this write's checks rely on, before any other lock of the write
    * (a booking locks its product, so the capacity checks of one product run one at a time).
-   * Runs first on create (with the input) and right after the record's own lock on update
-   * (with the merged record).
+   * Runs first on create (with the input), right after the record's own lock on update
+   * (with the merged record) and on delete (with the stored record).
    */
   lock?(hook: HookContext, values: Readonly<Record<string, unknown>>): Promise<void>;
   /**

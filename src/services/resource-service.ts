@@ -135,8 +135,11 @@ export class ResourceService {
       const row = await unit.find(resource, id, { lock: 'update' });
       if (!row) throw notFound(resource.name);
       const previous = matchEtag(requireIfMatch(ifMatch), row.etag);
-      const hooks = this.hooks[resource.name];
-      if (hooks?.beforeDelete) await hooks.beforeDelete({ unit, resource }, rowToRecord(resource, this.database.dialect, row));
+      const hooks = this.hooks[resource.name] ?? {};
+      const stored = rowToRecord(resource, this.database.dialect, row);
+      const hook: HookContext = { unit, resource };
+      if (hooks.lock) await hooks.lock(hook, stored);
+      if (hooks.beforeDelete) await hooks.beforeDelete(hook, stored);
       await assertNotHeld(unit, unit.now, resource, row);
       const blocking = await blockingChildren(unit, resource, id);
       if (blocking.length > 0) {

@@ -55,6 +55,26 @@ describe.each(dialects)('parallel bookings on %s', (dialect) => {
     expect(answers.filter((a) => a.statusCode === 201).length).toBeGreaterThan(1);
   });
 
+  it('answers each refusal from one state while the bookings it counts are deleted', async () => {
+    const total = 10;
+    const p = await product(total);
+    const slot = { start_time: '2030-09-01T10:00:00Z', end_time: '2030-09-01T12:00:00Z' };
+    const held = await Promise.all(Array.from({ length: total }, () => book(p, slot)));
+    // One delete after the other, so they land between the queued creates' reads.
+    const deleteAll = async () => {
+      const statuses: number[] = [];
+      for (const b of held) statuses.push((await h.request({ method: 'DELETE', url: `/v1/bookings/${String(b.json()._id)}`, token, headers: { 'if-match': String(b.headers.etag) } })).statusCode);
+      return statuses;
+    };
+    const [deleted, ...answers] = await Promise.all([deleteAll(), ...Array.from({ length: 40 }, () => book(p, slot))]);
+    expect(deleted).toEqual(Array.from({ length: total }, () => 204));
+    // One interval for all: the peak is the number of live bookings, each named a conflict.
+    for (const refused of answers.filter((a) => a.statusCode === 409)) {
+      const { available, conflicts } = refused.json<{ available: number; conflicts: string[] }>();
+      expect(available, refused.body).toBe(total - conflicts.length);
+    }
+  });
+
   it('lets exactly one of 50 parallel reactivations take the freed unit', async () => {
     const p = await product(1);
     const cancelled: { id: string; etag: string }[] = [];
