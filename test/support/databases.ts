@@ -28,11 +28,13 @@ function clusterUrl(): string {
 }
 
 /**
- * A fresh, empty PostgreSQL database URL inside the run's throwaway cluster; with `ctype`,
- * a UTF-8 database whose LC_CTYPE is `ctype` (collation C, like the cluster's).
+ * A fresh PostgreSQL database URL inside the run's throwaway cluster: empty, or with
+ * `migrated` a copy of the run's migrated template; with `ctype`, an empty UTF-8 database
+ * whose LC_CTYPE is `ctype` (collation C, like the cluster's).
  */
-export function freshPostgresUrl(options: { ctype?: string } = {}): Promise<string> {
+export function freshPostgresUrl(options: { ctype?: string; migrated?: boolean } = {}): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
+  if (options.migrated === true) return createDatabase(clusterUrl(), name, inject('postgresTemplate'));
   if (options.ctype === undefined) return createDatabase(clusterUrl(), name);
   return createDatabase(clusterUrl(), name, 'template0', `encoding 'UTF8' lc_collate 'C' lc_ctype '${options.ctype}'`);
 }
@@ -51,17 +53,26 @@ export async function createMigratedTemplate(base: string, name: string): Promis
   }
 }
 
+/** How a test database is opened. */
+export interface DatabaseOptions {
+  readonly statementTimeoutMs?: number;
+  readonly now?: () => number;
+  readonly sqliteFile?: string;
+  /** An existing PostgreSQL database (from `freshPostgresUrl`) instead of a new copy of the template. */
+  readonly postgresUrl?: string;
+}
+
 /**
  * Opens an empty database of the given dialect, migrated: SQLite runs the migrations, a
  * PostgreSQL database starts as a copy of the run's migrated template. `migrateToLatest`
  * still runs on it, finds nothing to apply and checks the schema against the registry.
  */
-export async function freshDatabase(dialect: DialectName, options: { statementTimeoutMs?: number; now?: () => number; sqliteFile?: string } = {}): Promise<Database> {
+export async function freshDatabase(dialect: DialectName, options: DatabaseOptions = {}): Promise<Database> {
   const database =
     dialect === 'sqlite'
       ? openSqlite(options.sqliteFile ?? ':memory:', options)
       : openPostgres({
-          connectionString: await createDatabase(clusterUrl(), `t_${randomBytes(6).toString('hex')}`, inject('postgresTemplate')),
+          connectionString: options.postgresUrl ?? (await freshPostgresUrl({ migrated: true })),
           poolSize: 25,
           statementTimeoutMs: options.statementTimeoutMs ?? 5000,
         });

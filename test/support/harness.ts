@@ -15,6 +15,7 @@ import type { Clock } from '../../src/core/clock.js';
 import type { RequestContext } from '../../src/core/request-context.js';
 import { TenantDirectory } from '../../src/security/tenant-directory.js';
 import { freshDatabase } from './databases.js';
+import type { DatabaseOptions } from './databases.js';
 import { clientKeyPair, signAssertion } from './keys.js';
 import type { TestKeyPair } from './keys.js';
 
@@ -44,16 +45,26 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * Requests to `app` without a socket (Fastify's `inject`): a Bearer `token`, and a JSON
+ * `body` unless the headers name another content type.
+ */
+export function requestsTo(app: App): Harness['request'] {
+  return ({ method, url, token, body, headers = {} }) => {
+    const allHeaders: Record<string, string> = { ...headers };
+    if (token) allHeaders.authorization = `Bearer ${token}`;
+    if (body !== undefined && !Object.keys(allHeaders).some((h) => h.toLowerCase() === 'content-type')) allHeaders['content-type'] = 'application/json';
+    return app.server.inject({ method: method as 'GET', url, headers: allHeaders, ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }) });
+  };
+}
+
 /** Every resource capability for a resource, e.g. `products:*` expanded. */
 export function crud(resource: string): string[] {
   return ['list', 'read', 'create', 'update', 'delete'].map((op) => `${resource}:${op}`);
 }
 
 /** A complete app on a fresh database of the dialect, with a temp data dir. */
-export async function createHarness(
-  dialect: DialectName,
-  options: { env?: Record<string, string>; clock?: Clock; database?: { statementTimeoutMs?: number; now?: () => number; sqliteFile?: string }; adminDir?: string } = {},
-): Promise<Harness> {
+export async function createHarness(dialect: DialectName, options: { env?: Record<string, string>; clock?: Clock; database?: DatabaseOptions; adminDir?: string } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'booking-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_URL: 'http://api.test', LOG_LEVEL: 'silent', RATE_LIMIT_ENABLED: 'false', ...options.env });
   const database = await freshDatabase(dialect, options.database);
@@ -105,12 +116,7 @@ export async function createHarness(
     async bearer(tenantId, capabilities) {
       return harness.token(await harness.client(tenantId, capabilities));
     },
-    request({ method, url, token, body, headers = {} }) {
-      const allHeaders: Record<string, string> = { ...headers };
-      if (token) allHeaders.authorization = `Bearer ${token}`;
-      if (body !== undefined && !Object.keys(allHeaders).some((h) => h.toLowerCase() === 'content-type')) allHeaders['content-type'] = 'application/json';
-      return app.server.inject({ method: method as 'GET', url, headers: allHeaders, ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }) });
-    },
+    request: requestsTo(app),
     async close() {
       await app.server.close();
       await database.close();
