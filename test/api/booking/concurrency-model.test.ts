@@ -6,8 +6,9 @@
  * the sequential model (./availability-model.ts counts the units) run in *some* order of
  * the batch — every 409 with the model's `available`, `held` and `conflicts` at that point —
  * so no request saw a state that no serial order produces (no double booking, no spurious
- * refusal, no lost write). After each batch the stored bookings and products are the model's
- * and both instances' availability counts what the model counts.
+ * refusal, no lost write). After each batch the stored bookings and products are the model's,
+ * both instances' availability counts what the model counts, and every accepted write (no
+ * refused one) left one audit entry and one outbox event naming it.
  *
  * SQLite runs one instance: a second connection in the same process would wait for the
  * write lock synchronously and stall the first; several processes on one SQLite file
@@ -78,13 +79,13 @@ interface World {
   readonly bookings: readonly Booking[];
 }
 
-/** A request of a batch, with the booking or product it names resolved. */
+/** A request of a batch, with the booking or product it names resolved and the ETag it sends in `If-Match`. */
 type Op =
   | { readonly kind: 'create'; readonly product: number; readonly start: number; readonly end: number; readonly quantity: number; readonly status: Status }
-  | { readonly kind: 'resize'; readonly id: string; readonly start: number; readonly end: number; readonly quantity: number }
-  | { readonly kind: 'status'; readonly id: string; readonly status: Status }
-  | { readonly kind: 'delete'; readonly id: string }
-  | { readonly kind: 'product'; readonly product: number; readonly total: number; readonly maintenance: boolean };
+  | { readonly kind: 'resize'; readonly id: string; readonly etag: string; readonly start: number; readonly end: number; readonly quantity: number }
+  | { readonly kind: 'status'; readonly id: string; readonly etag: string; readonly status: Status }
+  | { readonly kind: 'delete'; readonly id: string; readonly etag: string }
+  | { readonly kind: 'product'; readonly product: number; readonly etag: string; readonly total: number; readonly maintenance: boolean };
 
 /** What an answer says, as far as the model decides it. */
 interface Outcome {
@@ -118,13 +119,17 @@ function step(world: World, op: Op, answer: LightMyRequestResponse): { outcome: 
   }
   if (op.kind === 'product') {
     const product = world.products[op.product] as Product;
+    if (product.etag !== op.etag) return refuse({ status: 412 });
     // Every modelled booking lies in the future, so all of them count against a lower total.
     const held = peakHeld(holding(op.product), Date.now(), Number.MAX_SAFE_INTEGER);
     if (op.total < product.total && held > op.total) return refuse({ status: 409, code: 'capacity_exceeded', available: 0, held, conflicts: ids(holding(op.product)) });
     const products = world.products.map((p, index) => (index === op.product ? { ...p, etag, total: op.total, maintenance: op.maintenance } : p));
     return { outcome: { status: 200 }, next: { ...world, products } };
   }
-  const booking = world.bookings.find((b) => b.id === op.id) as Booking;
+  // Another request of the batch may have deleted or changed the booking first.
+  const booking = world.bookings.find((b) => b.id === op.id);
+  if (!booking) return refuse({ status: 404 });
+  if (booking.etag !== op.etag) return refuse({ status: 412 });
   const others = world.bookings.filter((b) => b !== booking);
   if (op.kind === 'delete') return { outcome: { status: 204 }, next: { ...world, bookings: others } };
   if (op.kind === 'status' && op.status !== booking.status && !nextStatuses[booking.status].includes(op.status)) return refuse({ status: 409, code: 'invalid_transition' });
@@ -194,7 +199,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     await h.close();
   });
 
-  /** The request that carries `op`, with the ETags the model holds. */
+  /** The request that carries `op`. */
   function send(world: World, op: Op, via: Harness['request']): Promise<LightMyRequestResponse> {
     if (op.kind === 'create') {
       const product = world.products[op.product] as Product;
@@ -204,18 +209,19 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     if (op.kind === 'product') {
       const product = world.products[op.product] as Product;
       const body = { total_items: op.total, status: op.maintenance ? 'maintenance' : 'active' };
-      return via({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body, headers: { 'if-match': product.etag } });
+      return via({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body, headers: { 'if-match': op.etag } });
     }
-    const booking = world.bookings.find((b) => b.id === op.id) as Booking;
-    const headers = { 'if-match': booking.etag };
+    const headers = { 'if-match': op.etag };
     if (op.kind === 'delete') return via({ method: 'DELETE', url: `/v1/bookings/${op.id}`, token, headers });
     const body = op.kind === 'status' ? { status: op.status } : { start_time: iso(op.start), end_time: iso(op.end), quantity: op.quantity };
     return via({ method: 'PATCH', url: `/v1/bookings/${op.id}`, token, body, headers });
   }
 
-  /** The batch's commands as requests: each booking and each product named at most once. */
+  /**
+   * The batch's commands as requests, each with the ETag the model holds: two that name the
+   * same record race, and all but the first to commit must find their ETag stale.
+   */
   function resolve(world: World, commands: readonly Command[]): { op: Op; instance: number }[] {
-    const named = new Set<string>();
     const ops: { op: Op; instance: number }[] = [];
     for (const c of commands) {
       if (c.kind === 'create') {
@@ -226,23 +232,22 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         continue;
       }
       if (c.kind === 'product') {
-        if (named.has(`product ${c.product}`)) continue;
-        named.add(`product ${c.product}`);
-        ops.push({ instance: c.instance, op: { kind: 'product', product: c.product, total: c.total, maintenance: c.maintenance } });
+        const { etag } = world.products[c.product] as Product;
+        ops.push({ instance: c.instance, op: { kind: 'product', product: c.product, etag, total: c.total, maintenance: c.maintenance } });
         continue;
       }
       // Setting `active` is mostly a reactivation: it names a cancelled booking where there is one.
       const cancelled = world.bookings.filter((b) => b.status === 'cancelled');
       const among = c.kind === 'status' && c.status === 'active' && cancelled.length > 0 ? cancelled : world.bookings;
       const booking = among[c.target % Math.max(1, among.length)];
-      if (!booking || named.has(booking.id)) continue;
-      named.add(booking.id);
+      if (!booking) continue;
+      const { id, etag } = booking;
       const op: Op =
         c.kind === 'delete'
-          ? { kind: 'delete', id: booking.id }
+          ? { kind: 'delete', id, etag }
           : c.kind === 'status'
-            ? { kind: 'status', id: booking.id, status: c.status }
-            : { kind: 'resize', id: booking.id, start: hourAt(c.start), end: hourAt(Math.min(hours, c.start + c.length)), quantity: c.quantity };
+            ? { kind: 'status', id, etag, status: c.status }
+            : { kind: 'resize', id, etag, start: hourAt(c.start), end: hourAt(Math.min(hours, c.start + c.length)), quantity: c.quantity };
       ops.push({ instance: c.instance, op });
     }
     return ops;
@@ -253,6 +258,8 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     const booking = 'id' in op ? world.bookings.find((b) => b.id === op.id) : undefined;
     const what = op.kind === 'status' && booking?.status === 'cancelled' && op.status === 'active' ? 'reactivate' : op.kind === 'product' ? 'total' : op.kind;
     met.add(`${what} ${seen.code ?? seen.status}`);
+    // A request that another of its batch beat to the record: its ETag went stale, or the record.
+    if (seen.status === 412 || seen.status === 404) met.add(`lost race ${seen.status}`);
   }
 
   /** The stored bookings and products, and each instance's hourly availability, are the model's. */
@@ -293,6 +300,27 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     }
   }
 
+  /** What an accepted write adds to the audit trail (its action) and to the outbox (its event), per record. */
+  function trailOf(op: Op, answer: LightMyRequestResponse, world: World): { record: string; action: string; event: string } {
+    if (op.kind === 'create') return { record: String(answer.json<{ _id: string }>()._id), action: 'create', event: 'bookings.created' };
+    if (op.kind === 'product') return { record: (world.products[op.product] as Product).id, action: 'update', event: 'products.updated' };
+    return op.kind === 'delete' ? { record: op.id, action: 'delete', event: 'bookings.deleted' } : { record: op.id, action: 'update', event: 'bookings.updated' };
+  }
+
+  /** Every accepted write, and no refused one, left one audit entry and one event, in the same transaction. */
+  async function expectTrail(expected: readonly { record: string; action: string; event: string }[]): Promise<void> {
+    const records = [...new Set(expected.map((e) => e.record))];
+    const audit = await h.database.db.selectFrom('audit_logs').select(['_id', 'record_id', 'action']).where('record_id', 'in', records).execute();
+    const events = await h.database.db.selectFrom('outbox_events').select(['audit_id', 'record_id', 'type']).where('record_id', 'in', records).execute();
+    const actionOf = new Map(audit.map((a) => [String(a._id), String(a.action)]));
+    const pairs = (list: readonly string[]) => [...list].sort();
+    expect(pairs(audit.map((a) => `${String(a.record_id)} ${String(a.action)}`))).toEqual(pairs(expected.map((e) => `${e.record} ${e.action}`)));
+    // Each event names the audit entry of its write.
+    expect(pairs(events.map((e) => `${String(e.record_id)} ${String(e.type)} ${actionOf.get(String(e.audit_id)) ?? 'no audit entry'}`))).toEqual(
+      pairs(expected.map((e) => `${e.record} ${e.event} ${e.action}`)),
+    );
+  }
+
   it('answers every batch of concurrent writes as some serial order of it does, and stores that order’s result', async () => {
     await fc.assert(
       fc.asyncProperty(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 3 })), fc.array(batch, { minLength: 3, maxLength: 8 }), async (totals, batches) => {
@@ -302,6 +330,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
           expect(created.statusCode, created.body).toBe(201);
           products.push({ id: created.json<{ _id: string }>()._id, etag: String(created.headers.etag), total, maintenance: false });
         }
+        const trail = products.map((p) => ({ record: p.id, action: 'create', event: 'products.created' }));
         let world: World = { products, bookings: [] };
         for (const [number, commands] of batches.entries()) {
           const ops = resolve(world, commands);
@@ -311,8 +340,10 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
           const told = pending.map(({ op, seen, answer }) => ({ op, seen, body: seen.status >= 400 ? answer.json<unknown>() : undefined }));
           expect(found, `batch ${number}: no serial order gives these answers\n${JSON.stringify({ world, answers: told }, null, 1)}`).toBeDefined();
           for (const { op, seen } of pending) note(op, world, seen);
+          for (const { op, answer, seen } of pending) if (seen.status < 300) trail.push(trailOf(op, answer, world));
           world = found as World;
           await expectStored(world);
+          await expectTrail(trail);
         }
       }),
       { numRuns: runs, seed, endOnFailure: true },
@@ -331,6 +362,8 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         'delete 204',
         'total 200',
         'total capacity_exceeded',
+        'lost race 412',
+        'lost race 404',
       ];
       expect(kinds.filter((kind) => !met.has(kind))).toEqual([]);
     }
