@@ -1,14 +1,18 @@
 /**
  * The booking invariant under concurrency, held to a brute-force model: random batches of
- * booking creates, moves, resizes, status changes and deletes and product changes
- * (`total_items` up or down, maintenance) are sent all at once, on PostgreSQL spread over
- * two instances of the service on one database. The answers of each batch must be those of
- * the sequential model (./availability-model.ts counts the units) run in *some* order of
- * the batch — every 409 with the model's `available`, `held` and `conflicts` at that point —
- * so no request saw a state that no serial order produces (no double booking, no spurious
- * refusal, no lost write). After each batch the stored bookings and products are the model's,
- * both instances' availability counts what the model counts, and every accepted write (no
- * refused one) left one audit entry and one outbox event naming it.
+ * booking creates (some with an `Idempotency-Key`, resent with the same or another body),
+ * moves, resizes, status changes and deletes and product changes (`total_items` up or down,
+ * maintenance) are sent all at once, on PostgreSQL spread over two instances of the service
+ * on one database; two requests may name the same record with the same `If-Match`.
+ *
+ * The answers of each batch must be those of the sequential model (./availability-model.ts
+ * counts the units) run in *some* order of the batch — every 409 with the model's
+ * `available`, `held` and `conflicts` at that point; a keyed create is two events, its
+ * claim and its run, so a repeat may find the key still running (409) — so no request saw
+ * a state that no serial order produces: no double booking, no spurious refusal, no lost
+ * update, no request run twice. After each batch the stored bookings and products are the
+ * model's, both instances' availability counts what the model counts, and every accepted
+ * write (no refused one, no replay) left one audit entry and one outbox event naming it.
  *
  * SQLite runs one instance: a second connection in the same process would wait for the
  * write lock synchronously and stall the first; several processes on one SQLite file
@@ -37,7 +41,17 @@ const nextStatuses: Readonly<Record<Status, readonly Status[]>> = { active: ['ca
 
 /** A command as generated: which booking or product it names is resolved when its batch is sent. */
 type Command = { readonly instance: number } & (
-  | { readonly kind: 'create'; readonly product: number; readonly start: number; readonly length: number; readonly quantity: number; readonly cancelled: boolean }
+  | {
+      readonly kind: 'create';
+      readonly product: number;
+      readonly start: number;
+      readonly length: number;
+      readonly quantity: number;
+      readonly cancelled: boolean;
+      /** The run's `Idempotency-Key` number to send, if any, and whether to resend the body first sent with it. */
+      readonly key: number | null;
+      readonly sameBody: boolean;
+    }
   | { readonly kind: 'resize'; readonly target: number; readonly start: number; readonly length: number; readonly quantity: number }
   | { readonly kind: 'status'; readonly target: number; readonly status: Status }
   | { readonly kind: 'delete'; readonly target: number }
@@ -49,7 +63,18 @@ const instance = fc.nat({ max: 1 });
 /** True about once in `n` draws. */
 const oneIn = (n: number) => fc.nat({ max: n - 1 }).map((k) => k === 0);
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('create' as const), instance, product: fc.nat({ max: 1 }), ...span, cancelled: oneIn(6) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      instance,
+      product: fc.nat({ max: 1 }),
+      ...span,
+      cancelled: oneIn(6),
+      key: fc.option(fc.nat({ max: 1 }), { freq: 2 }),
+      sameBody: fc.boolean(),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('resize' as const), instance, target: fc.nat(), ...span }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), instance, target: fc.nat(), status: fc.constantFrom<Status>('active', 'cancelled', 'completed') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), instance, target: fc.nat() }) },
@@ -74,14 +99,21 @@ interface Product {
   readonly maintenance: boolean;
 }
 
+/** A claimed `Idempotency-Key`: the body it was first sent with, and once that request succeeded, its answer. */
+interface Key {
+  readonly body: string;
+  readonly answer?: Outcome;
+}
+
 interface World {
   readonly products: readonly Product[];
   readonly bookings: readonly Booking[];
+  readonly keys: ReadonlyMap<string, Key>;
 }
 
 /** A request of a batch, with the booking or product it names resolved and the ETag it sends in `If-Match`. */
 type Op =
-  | { readonly kind: 'create'; readonly product: number; readonly start: number; readonly end: number; readonly quantity: number; readonly status: Status }
+  | { readonly kind: 'create'; readonly product: number; readonly start: number; readonly end: number; readonly quantity: number; readonly status: Status; readonly key?: string }
   | { readonly kind: 'resize'; readonly id: string; readonly etag: string; readonly start: number; readonly end: number; readonly quantity: number }
   | { readonly kind: 'status'; readonly id: string; readonly etag: string; readonly status: Status }
   | { readonly kind: 'delete'; readonly id: string; readonly etag: string }
@@ -94,6 +126,8 @@ interface Outcome {
   readonly available?: number;
   readonly held?: number;
   readonly conflicts?: readonly string[];
+  /** A replay of a stored answer (`Idempotency-Replayed: true`), with the record it created. */
+  readonly replayed?: string;
 }
 
 const holds = (b: Booking) => b.status !== 'cancelled';
@@ -148,28 +182,76 @@ function ids(bookings: readonly Booking[]): string[] {
   return bookings.map((b) => b.id).sort();
 }
 
-/** The answer as an {@link Outcome}: the status, and a problem's code and figures. */
+/** The answer as an {@link Outcome}: the status, a replay's record, and a problem's code and figures. */
 function outcomeOf(answer: LightMyRequestResponse): Outcome {
-  if (answer.statusCode !== 409) return { status: answer.statusCode };
+  if (answer.headers['idempotency-replayed'] === 'true') return { status: answer.statusCode, replayed: answer.json<{ _id: string }>()._id };
+  if (answer.statusCode !== 409 && answer.statusCode !== 422) return { status: answer.statusCode };
   const problem = answer.json<{ code: string; available?: number; held?: number; conflicts?: string[] }>();
-  if (problem.code !== 'capacity_exceeded') return { status: 409, code: problem.code };
+  if (problem.code !== 'capacity_exceeded') return { status: answer.statusCode, code: problem.code };
   return { status: 409, code: problem.code, available: problem.available, ...(problem.held === undefined ? {} : { held: problem.held }), conflicts: [...(problem.conflicts ?? [])].sort() };
 }
 
+/** The body a keyed create sends, as the key's fingerprint compares it. */
+function bodyOf(op: Op): string {
+  return op.kind === 'create' ? JSON.stringify([op.product, op.start, op.end, op.quantity, op.status]) : '';
+}
+
 /**
- * The world after an order of the batch in which the model answers every request as the
- * service did; `undefined` if there is none. Depth first, each request tried next only
- * where the model gives its observed answer, so a batch of five costs far fewer than its
- * 120 orders.
+ * What claiming `key` for `op` answers in `world` (docs/api.md "Idempotency keys"): the key
+ * taken (`claimed`, the request goes on to run), or a final answer without running: 422 for
+ * another body, 409 while the first request runs, its stored answer once it succeeded.
  */
-function serialOrder(world: World, pending: readonly { op: Op; answer: LightMyRequestResponse; seen: Outcome }[]): World | undefined {
-  if (pending.length === 0) return world;
+function claim(world: World, op: Op, key: string): { outcome: Outcome } | { claimed: World } {
+  const held = world.keys.get(key);
+  if (!held) return { claimed: { ...world, keys: new Map([...world.keys, [key, { body: bodyOf(op) }]]) } };
+  if (held.body !== bodyOf(op)) return { outcome: { status: 422, code: 'idempotency_key_reused' } };
+  return { outcome: held.answer ?? { status: 409, code: 'idempotency_key_in_use' } };
+}
+
+/** A request's answer and where the search has taken it: a keyed create claims its key, then runs. */
+interface Pending {
+  readonly op: Op;
+  readonly answer: LightMyRequestResponse;
+  readonly seen: Outcome;
+}
+type Phase = 'waiting' | 'claimed' | 'done';
+
+/** The next event of request `r` at `phase` in `world`, if the model's answer there is the observed one. */
+function advance(world: World, r: Pending, phase: Phase): { world: World; phase: Phase } | undefined {
+  const key = r.op.kind === 'create' ? r.op.key : undefined;
+  if (key !== undefined && phase === 'waiting') {
+    const claimed = claim(world, r.op, key);
+    if ('claimed' in claimed) return r.seen.replayed === undefined && !String(r.seen.code).startsWith('idempotency_') ? { world: claimed.claimed, phase: 'claimed' } : undefined;
+    return isDeepStrictEqual(claimed.outcome, r.seen) ? { world, phase: 'done' } : undefined;
+  }
+  const { outcome, next } = step(world, r.op, r.answer);
+  if (!isDeepStrictEqual(outcome, r.seen)) return undefined;
+  if (key === undefined) return { world: next, phase: 'done' };
+  // The run ends: a success is stored for replays, anything else releases the key.
+  const keys = new Map(next.keys);
+  if (outcome.status === 201) keys.set(key, { body: bodyOf(r.op), answer: { status: 201, replayed: r.answer.json<{ _id: string }>()._id } });
+  else keys.delete(key);
+  return { world: { ...next, keys }, phase: 'done' };
+}
+
+/**
+ * The world after an order of the batch's events in which the model answers every request
+ * as the service did; `undefined` if there is none. A request is one event, a keyed create
+ * two (its claim, then its run), so a repeat can meet the key while the first still runs.
+ * Depth first, each event tried next only where the model gives the observed answer, so a
+ * batch of five costs far fewer than its orders.
+ */
+function serialOrder(world: World, pending: readonly Pending[], phases: readonly Phase[] = pending.map(() => 'waiting')): World | undefined {
+  if (phases.every((phase) => phase === 'done')) return world;
   for (const [index, request] of pending.entries()) {
-    const { outcome, next } = step(world, request.op, request.answer);
-    if (!isDeepStrictEqual(outcome, request.seen)) continue;
+    const phase = phases[index] as Phase;
+    if (phase === 'done') continue;
+    const next = advance(world, request, phase);
+    if (!next) continue;
     const after = serialOrder(
-      next,
-      pending.filter((_, i) => i !== index),
+      next.world,
+      pending,
+      phases.map((p, i) => (i === index ? next.phase : p)),
     );
     if (after) return after;
   }
@@ -204,7 +286,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     if (op.kind === 'create') {
       const product = world.products[op.product] as Product;
       const body = { product_id: product.id, start_time: iso(op.start), end_time: iso(op.end), quantity: op.quantity, status: op.status };
-      return via({ method: 'POST', url: '/v1/bookings/', token, body });
+      return via({ method: 'POST', url: '/v1/bookings/', token, body, ...(op.key === undefined ? {} : { headers: { 'idempotency-key': op.key } }) });
     }
     if (op.kind === 'product') {
       const product = world.products[op.product] as Product;
@@ -217,18 +299,33 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     return via({ method: 'PATCH', url: `/v1/bookings/${op.id}`, token, body, headers });
   }
 
+  /** A run's `Idempotency-Key`s (unique to the run, as keys are scoped by client and route) and the create each was first sent with. */
+  interface RunKeys {
+    readonly tag: string;
+    readonly first: Map<string, Op>;
+  }
+
   /**
    * The batch's commands as requests, each with the ETag the model holds: two that name the
-   * same record race, and all but the first to commit must find their ETag stale.
+   * same record race, and all but the first to commit must find their ETag stale. A keyed
+   * create resends, when asked, the body its key was first sent with.
    */
-  function resolve(world: World, commands: readonly Command[]): { op: Op; instance: number }[] {
+  function resolve(world: World, commands: readonly Command[], keys: RunKeys): { op: Op; instance: number }[] {
     const ops: { op: Op; instance: number }[] = [];
     for (const c of commands) {
       if (c.kind === 'create') {
-        ops.push({
-          instance: c.instance,
-          op: { kind: 'create', product: c.product, start: hourAt(c.start), end: hourAt(Math.min(hours, c.start + c.length)), quantity: c.quantity, status: c.cancelled ? 'cancelled' : 'active' },
-        });
+        const key = c.key === null ? undefined : `${keys.tag}-${c.key}`;
+        const own: Op = {
+          kind: 'create',
+          product: c.product,
+          start: hourAt(c.start),
+          end: hourAt(Math.min(hours, c.start + c.length)),
+          quantity: c.quantity,
+          status: c.cancelled ? 'cancelled' : 'active',
+        };
+        const first = key === undefined ? undefined : keys.first.get(key);
+        if (key !== undefined && !first) keys.first.set(key, own);
+        ops.push({ instance: c.instance, op: { ...(c.sameBody && first ? first : own), ...(key === undefined ? {} : { key }) } });
         continue;
       }
       if (c.kind === 'product') {
@@ -257,7 +354,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
   function note(op: Op, world: World, seen: Outcome): void {
     const booking = 'id' in op ? world.bookings.find((b) => b.id === op.id) : undefined;
     const what = op.kind === 'status' && booking?.status === 'cancelled' && op.status === 'active' ? 'reactivate' : op.kind === 'product' ? 'total' : op.kind;
-    met.add(`${what} ${seen.code ?? seen.status}`);
+    met.add(`${what} ${seen.replayed === undefined ? (seen.code ?? seen.status) : 'replayed'}`);
     // A request that another of its batch beat to the record: its ETag went stale, or the record.
     if (seen.status === 412 || seen.status === 404) met.add(`lost race ${seen.status}`);
   }
@@ -331,16 +428,17 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
           products.push({ id: created.json<{ _id: string }>()._id, etag: String(created.headers.etag), total, maintenance: false });
         }
         const trail = products.map((p) => ({ record: p.id, action: 'create', event: 'products.created' }));
-        let world: World = { products, bookings: [] };
+        let world: World = { products, bookings: [], keys: new Map() };
+        const keys: RunKeys = { tag: `${products[0]?.id ?? ''}`, first: new Map() };
         for (const [number, commands] of batches.entries()) {
-          const ops = resolve(world, commands);
+          const ops = resolve(world, commands, keys);
           const answers = await Promise.all(ops.map(({ op, instance: i }) => send(world, op, instances[i % instances.length] as Harness['request'])));
           const pending = ops.map(({ op }, i) => ({ op, answer: answers[i] as LightMyRequestResponse, seen: outcomeOf(answers[i] as LightMyRequestResponse) }));
           const found = serialOrder(world, pending);
           const told = pending.map(({ op, seen, answer }) => ({ op, seen, body: seen.status >= 400 ? answer.json<unknown>() : undefined }));
           expect(found, `batch ${number}: no serial order gives these answers\n${JSON.stringify({ world, answers: told }, null, 1)}`).toBeDefined();
           for (const { op, seen } of pending) note(op, world, seen);
-          for (const { op, answer, seen } of pending) if (seen.status < 300) trail.push(trailOf(op, answer, world));
+          for (const { op, answer, seen } of pending) if (seen.status < 300 && seen.replayed === undefined) trail.push(trailOf(op, answer, world));
           world = found as World;
           await expectStored(world);
           await expectTrail(trail);
@@ -364,6 +462,8 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         'total capacity_exceeded',
         'lost race 412',
         'lost race 404',
+        'create replayed',
+        'create idempotency_key_reused',
       ];
       expect(kinds.filter((kind) => !met.has(kind))).toEqual([]);
     }
