@@ -1,9 +1,10 @@
 /**
  * The booking invariant under concurrency, held to a brute-force model: random batches of
  * booking creates (some with an `Idempotency-Key`, resent with the same or another body),
- * moves, resizes, status changes and deletes and product changes (`total_items` up or down,
- * maintenance) are sent all at once, on PostgreSQL spread over two instances of the service
- * on one database; two requests may name the same record with the same `If-Match`.
+ * moves, resizes, status changes and deletes, product changes (`total_items` up or down,
+ * maintenance) and product deletes (refused while bookings remain) are sent all at once,
+ * on PostgreSQL spread over two instances of the service on one database; two requests
+ * may name the same record with the same `If-Match`.
  *
  * The answers of each batch must be those of the sequential model (./availability-model.ts
  * counts the units) run in *some* order of the batch — every 409 with the model's
@@ -56,6 +57,7 @@ type Command = { readonly instance: number } & (
   | { readonly kind: 'status'; readonly target: number; readonly status: Status }
   | { readonly kind: 'delete'; readonly target: number }
   | { readonly kind: 'product'; readonly product: number; readonly total: number; readonly maintenance: boolean }
+  | { readonly kind: 'drop'; readonly product: number }
 );
 
 const span = { start: fc.integer({ min: 0, max: hours - 1 }), length: fc.integer({ min: 1, max: 3 }), quantity: fc.integer({ min: 1, max: 3 }) };
@@ -79,6 +81,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), instance, target: fc.nat(), status: fc.constantFrom<Status>('active', 'cancelled', 'completed') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), instance, target: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('product' as const), instance, product: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 5 }), maintenance: oneIn(4) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), instance, product: fc.nat({ max: 1 }) }) },
 );
 const batch = fc.array(command, { minLength: 2, maxLength: 5 });
 
@@ -97,6 +100,7 @@ interface Product {
   readonly etag: string;
   readonly total: number;
   readonly maintenance: boolean;
+  readonly deleted: boolean;
 }
 
 /** A claimed `Idempotency-Key`: the body it was first sent with, and once that request succeeded, its answer. */
@@ -117,7 +121,8 @@ type Op =
   | { readonly kind: 'resize'; readonly id: string; readonly etag: string; readonly start: number; readonly end: number; readonly quantity: number }
   | { readonly kind: 'status'; readonly id: string; readonly etag: string; readonly status: Status }
   | { readonly kind: 'delete'; readonly id: string; readonly etag: string }
-  | { readonly kind: 'product'; readonly product: number; readonly etag: string; readonly total: number; readonly maintenance: boolean };
+  | { readonly kind: 'product'; readonly product: number; readonly etag: string; readonly total: number; readonly maintenance: boolean }
+  | { readonly kind: 'drop'; readonly product: number; readonly etag: string };
 
 /** What an answer says, as far as the model decides it. */
 interface Outcome {
@@ -145,15 +150,23 @@ function step(world: World, op: Op, answer: LightMyRequestResponse): { outcome: 
   const etag = String(answer.headers.etag);
   if (op.kind === 'create') {
     const product = world.products[op.product] as Product;
+    // The reference check: a deleted product is no product.
+    if (product.deleted) return refuse({ status: 400 });
     if (product.maintenance) return refuse(unavailable);
     const refused = op.status === 'active' ? overCapacity(product, holding(op.product), op.start, op.end, op.quantity) : undefined;
     if (refused) return refuse(refused);
     const created: Booking = { id: String(answer.json<{ _id?: string }>()._id), etag, product: op.product, start: op.start, end: op.end, quantity: op.quantity, status: op.status };
     return { outcome: { status: 201 }, next: { ...world, bookings: [...world.bookings, created] } };
   }
-  if (op.kind === 'product') {
+  if (op.kind === 'product' || op.kind === 'drop') {
     const product = world.products[op.product] as Product;
+    if (product.deleted) return refuse({ status: 404 });
     if (product.etag !== op.etag) return refuse({ status: 412 });
+    if (op.kind === 'drop') {
+      // Cascade deny: a product with live bookings (cancelled ones too) stays.
+      if (world.bookings.some((b) => b.product === op.product)) return refuse({ status: 409, code: 'cascade_conflict' });
+      return { outcome: { status: 204 }, next: { ...world, products: world.products.map((p, index) => (index === op.product ? { ...p, deleted: true } : p)) } };
+    }
     // Every modelled booking lies in the future, so all of them count against a lower total.
     const held = peakHeld(holding(op.product), Date.now(), Number.MAX_SAFE_INTEGER);
     if (op.total < product.total && held > op.total) return refuse({ status: 409, code: 'capacity_exceeded', available: 0, held, conflicts: ids(holding(op.product)) });
@@ -294,6 +307,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
       return via({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body, headers: { 'if-match': op.etag } });
     }
     const headers = { 'if-match': op.etag };
+    if (op.kind === 'drop') return via({ method: 'DELETE', url: `/v1/products/${(world.products[op.product] as Product).id}`, token, headers });
     if (op.kind === 'delete') return via({ method: 'DELETE', url: `/v1/bookings/${op.id}`, token, headers });
     const body = op.kind === 'status' ? { status: op.status } : { start_time: iso(op.start), end_time: iso(op.end), quantity: op.quantity };
     return via({ method: 'PATCH', url: `/v1/bookings/${op.id}`, token, body, headers });
@@ -328,9 +342,12 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         ops.push({ instance: c.instance, op: { ...(c.sameBody && first ? first : own), ...(key === undefined ? {} : { key }) } });
         continue;
       }
-      if (c.kind === 'product') {
+      if (c.kind === 'product' || c.kind === 'drop') {
         const { etag } = world.products[c.product] as Product;
-        ops.push({ instance: c.instance, op: { kind: 'product', product: c.product, etag, total: c.total, maintenance: c.maintenance } });
+        ops.push({
+          instance: c.instance,
+          op: c.kind === 'drop' ? { kind: 'drop', product: c.product, etag } : { kind: 'product', product: c.product, etag, total: c.total, maintenance: c.maintenance },
+        });
         continue;
       }
       // Setting `active` is mostly a reactivation: it names a cancelled booking where there is one.
@@ -380,6 +397,11 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
     const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
     expect(asStored.sort(byId)).toEqual(modelled.sort(byId));
     for (const [index, product] of world.products.entries()) {
+      const url = `/v1/products/${product.id}/availability?from=${iso(hourAt(0))}&to=${iso(hourAt(hours))}&granularity=hour`;
+      if (product.deleted) {
+        for (const via of instances) expect((await via({ method: 'GET', url, token })).statusCode).toBe(404);
+        continue;
+      }
       const slots = Array.from({ length: hours }, (_, hour) => {
         const booked = peakHeld(
           world.bookings.filter((b) => b.product === index && holds(b)),
@@ -390,7 +412,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         return { start: iso(hourAt(hour)), end: iso(hourAt(hour + 1)), booked, available: product.maintenance ? 0 : Math.max(0, product.total - booked) };
       });
       for (const via of instances) {
-        const answer = await via({ method: 'GET', url: `/v1/products/${product.id}/availability?from=${iso(hourAt(0))}&to=${iso(hourAt(hours))}&granularity=hour`, token });
+        const answer = await via({ method: 'GET', url, token });
         expect(answer.statusCode, answer.body).toBe(200);
         expect(answer.json()).toMatchObject({ total_items: product.total, slots });
       }
@@ -401,6 +423,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
   function trailOf(op: Op, answer: LightMyRequestResponse, world: World): { record: string; action: string; event: string } {
     if (op.kind === 'create') return { record: String(answer.json<{ _id: string }>()._id), action: 'create', event: 'bookings.created' };
     if (op.kind === 'product') return { record: (world.products[op.product] as Product).id, action: 'update', event: 'products.updated' };
+    if (op.kind === 'drop') return { record: (world.products[op.product] as Product).id, action: 'delete', event: 'products.deleted' };
     return op.kind === 'delete' ? { record: op.id, action: 'delete', event: 'bookings.deleted' } : { record: op.id, action: 'update', event: 'bookings.updated' };
   }
 
@@ -425,7 +448,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         for (const total of totals) {
           const created = await h.request({ method: 'POST', url: '/v1/products/', token, body: { name: 'Raced', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: total } });
           expect(created.statusCode, created.body).toBe(201);
-          products.push({ id: created.json<{ _id: string }>()._id, etag: String(created.headers.etag), total, maintenance: false });
+          products.push({ id: created.json<{ _id: string }>()._id, etag: String(created.headers.etag), total, maintenance: false, deleted: false });
         }
         const trail = products.map((p) => ({ record: p.id, action: 'create', event: 'products.created' }));
         let world: World = { products, bookings: [], keys: new Map() };
@@ -464,6 +487,8 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         'lost race 404',
         'create replayed',
         'create idempotency_key_reused',
+        'drop 204',
+        'drop cascade_conflict',
       ];
       expect(kinds.filter((kind) => !met.has(kind))).toEqual([]);
     }
