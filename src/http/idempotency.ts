@@ -10,6 +10,9 @@ export const replayWindowMs = 24 * 60 * 60 * 1000;
 /** How long a first request may run before a retry with the same key may take over (it crashed). */
 const leaseMs = 120_000;
 
+/** Claims of a key that keeps being released under the claimant before it answers 409. */
+const maxClaimAttempts = 3;
+
 /** The header value: 1–255 printable ASCII characters. */
 const validKey = /^[\x20-\x7e]{1,255}$/;
 
@@ -67,15 +70,20 @@ export class IdempotencyKeys {
       .digest('base64url');
     const { db, dialect } = this.database;
     const fresh = { scope, key, fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: now + leaseMs, resource: null, record_id: null };
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values(fresh)
-      .onConflict((conflict) => conflict.columns(['scope', 'key']).doUpdateSet(fresh).where('idempotency_keys.expires_at', '<=', now))
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return this.running(scope, key);
-    const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
-    // Expired and removed between the two statements: the caller may simply retry.
-    if (!row) throw keyInUse('Retry the request');
+    let row;
+    for (let attempt = 1; !row; attempt += 1) {
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values(fresh)
+        .onConflict((conflict) => conflict.columns(['scope', 'key']).doUpdateSet(fresh).where('idempotency_keys.expires_at', '<=', now))
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return this.running(scope, key);
+      row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
+      // Released between the two statements (the first request was refused, or its lease
+      // ran out and was purged): the key is free, so claim it again rather than answer as
+      // if it were held. A key claimed and released over and over gets a 409 at last.
+      if (!row && attempt === maxClaimAttempts) throw keyInUse('Retry the request');
+    }
     if (row.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was first used with a different body; use a new key for a new request');
     if (row.state !== 'done') throw keyInUse('The first request with this Idempotency-Key is still running; retry once it has finished');
     return {

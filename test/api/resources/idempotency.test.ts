@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { InsertQueryNode, sql } from 'kysely';
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { IdempotencyKeys, purgeExpiredIdempotencyKeys, replayWindowMs } from '../../../src/http/idempotency.js';
@@ -177,6 +178,37 @@ describe.each(dialects)('Idempotency-Key on POST on %s', (dialect) => {
     await expect(keys.claim('scope-crash', 'key-9', {})).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
     now += 120_001;
     expect((await keys.claim('scope-crash', 'key-9', {})).kind).toBe('run');
+  });
+
+  it('claims a key released between its claim and its read of the holder, instead of answering 409', async () => {
+    const keys = new IdempotencyKeys(h.database, { now: () => Date.now() }, DataKey.open(h.config));
+    // Another request holds the key…
+    const other = await keys.claim('scope-released', 'key-10', { other: true });
+    if (other.kind !== 'run') throw new Error('the first claim should run');
+    // …and is refused (releasing it) just after this claim's insert found the key taken.
+    const inserts = new Set<string>();
+    let released: Promise<void> | undefined;
+    const releaseAfterInsert: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'idempotency_keys') inserts.add(queryId.queryId);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        if (inserts.has(queryId.queryId) && !released) {
+          released = other.release();
+          // SQLite's one connection is still this insert's: the release queues right behind
+          // it, ahead of the claim's next statement. A PostgreSQL pool runs it at once.
+          if (dialect === 'postgres') await released;
+        }
+        return result;
+      },
+    };
+    const racing = new IdempotencyKeys({ ...h.database, db: h.database.db.withPlugin(releaseAfterInsert) }, { now: () => Date.now() }, DataKey.open(h.config));
+    const claim = await racing.claim('scope-released', 'key-10', { mine: true });
+    await released;
+    expect(inserts.size).toBeGreaterThan(1);
+    // The key is free: the request runs, rather than being told another still holds it.
+    expect(claim.kind).toBe('run');
   });
 
   it('is shared by every instance on the database', async () => {
