@@ -2,16 +2,17 @@
  * The booking invariant under concurrency, held to a brute-force model: random batches of
  * booking creates (some with an `Idempotency-Key`, resent with the same or another body),
  * moves, resizes, status changes and deletes, product changes (`total_items` up or down,
- * maintenance) and product deletes (refused while bookings remain) are sent all at once,
- * on PostgreSQL spread over two instances of the service on one database; two requests
- * may name the same record with the same `If-Match`.
+ * maintenance) and product deletes (refused while bookings remain) are sent all at once
+ * with reads of the products' availability, on PostgreSQL spread over two instances of the
+ * service on one database; two requests may name the same record with the same `If-Match`.
  *
  * The answers of each batch must be those of the sequential model (./availability-model.ts
  * counts the units) run in *some* order of the batch — every 409 with the model's
  * `available`, `held` and `conflicts` at that point; a keyed create is two events, its
- * claim and its run, so a repeat may find the key still running (409) — so no request saw
- * a state that no serial order produces: no double booking, no spurious refusal, no lost
- * update, no request run twice. After each batch the stored bookings and products are the
+ * claim and its run, so a repeat may find the key still running (409), and so is a read
+ * (the product, then its bookings: docs/availability.md) — so no request saw a state that
+ * no serial order produces: no double booking, no spurious refusal, no lost update, no
+ * request run twice. After each batch the stored bookings and products are the
  * model's, both instances' availability counts what the model counts, and every accepted
  * write (no refused one, no replay) left one audit entry and one outbox event naming it.
  *
@@ -58,6 +59,7 @@ type Command = { readonly instance: number } & (
   | { readonly kind: 'delete'; readonly target: number }
   | { readonly kind: 'product'; readonly product: number; readonly total: number; readonly maintenance: boolean }
   | { readonly kind: 'drop'; readonly product: number }
+  | { readonly kind: 'read'; readonly product: number }
 );
 
 const span = { start: fc.integer({ min: 0, max: hours - 1 }), length: fc.integer({ min: 1, max: 3 }), quantity: fc.integer({ min: 1, max: 3 }) };
@@ -82,6 +84,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), instance, target: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('product' as const), instance, product: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 5 }), maintenance: oneIn(4) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), instance, product: fc.nat({ max: 1 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), instance, product: fc.nat({ max: 1 }) }) },
 );
 const batch = fc.array(command, { minLength: 2, maxLength: 5 });
 
@@ -122,7 +125,8 @@ type Op =
   | { readonly kind: 'status'; readonly id: string; readonly etag: string; readonly status: Status }
   | { readonly kind: 'delete'; readonly id: string; readonly etag: string }
   | { readonly kind: 'product'; readonly product: number; readonly etag: string; readonly total: number; readonly maintenance: boolean }
-  | { readonly kind: 'drop'; readonly product: number; readonly etag: string };
+  | { readonly kind: 'drop'; readonly product: number; readonly etag: string }
+  | { readonly kind: 'read'; readonly product: number };
 
 /** What an answer says, as far as the model decides it. */
 interface Outcome {
@@ -131,14 +135,16 @@ interface Outcome {
   readonly available?: number;
   readonly held?: number;
   readonly conflicts?: readonly string[];
+  /** A product's availability: its units and each hour's booked and available units. */
+  readonly slots?: string;
   /** A replay of a stored answer (`Idempotency-Replayed: true`), with the record it created. */
   readonly replayed?: string;
 }
 
 const holds = (b: Booking) => b.status !== 'cancelled';
 
-/** The model's answer to `op` in `world`, and the world after it; `answer` supplies what the service chose (ids, ETags). */
-function step(world: World, op: Op, answer: LightMyRequestResponse): { outcome: Outcome; next: World } {
+/** The model's answer to write `op` in `world`, and the world after it; `answer` supplies what the service chose (ids, ETags). */
+function step(world: World, op: Exclude<Op, { kind: 'read' }>, answer: LightMyRequestResponse): { outcome: Outcome; next: World } {
   const refuse = (outcome: Outcome) => ({ outcome, next: world });
   const holding = (product: number, except?: string) => world.bookings.filter((b) => b.product === product && holds(b) && b.id !== except);
   /** The refusal of `quantity` more units over `[start, end)` beside `others`, if they do not fit. */
@@ -191,12 +197,25 @@ function step(world: World, op: Op, answer: LightMyRequestResponse): { outcome: 
   return refused ? refuse(refused) : changed;
 }
 
+/** What a product's hourly availability shows in `world`: its units, then each hour's booked and available units. */
+function slotsOf(world: World, index: number): [number, ...[number, number][]] {
+  const product = world.products[index] as Product;
+  const held = world.bookings.filter((b) => b.product === index && holds(b));
+  const hourly = Array.from({ length: hours }, (_, hour): [number, number] => {
+    const booked = peakHeld(held, hourAt(hour), hourAt(hour + 1));
+    return [booked, product.maintenance ? 0 : Math.max(0, product.total - booked)];
+  });
+  return [product.total, ...hourly];
+}
+
 function ids(bookings: readonly Booking[]): string[] {
   return bookings.map((b) => b.id).sort();
 }
 
 /** The answer as an {@link Outcome}: the status, a replay's record, and a problem's code and figures. */
 function outcomeOf(answer: LightMyRequestResponse): Outcome {
+  const read = answer.statusCode === 200 ? answer.json<{ total_items?: number; slots?: { booked: number; available: number }[] }>() : {};
+  if (read.slots) return { status: 200, slots: JSON.stringify([read.total_items, ...read.slots.map((slot) => [slot.booked, slot.available])]) };
   if (answer.headers['idempotency-replayed'] === 'true') return { status: answer.statusCode, replayed: answer.json<{ _id: string }>()._id };
   if (answer.statusCode !== 409 && answer.statusCode !== 422) return { status: answer.statusCode };
   const problem = answer.json<{ code: string; available?: number; held?: number; conflicts?: string[] }>();
@@ -227,32 +246,47 @@ interface Pending {
   readonly answer: LightMyRequestResponse;
   readonly seen: Outcome;
 }
-type Phase = 'waiting' | 'claimed' | 'done';
+/**
+ * Where the search has taken a request: not begun, done, or between its two events (a keyed
+ * create has claimed its key; an availability read has read the product, as of `midway`).
+ */
+type Phase = 'waiting' | 'done' | { readonly midway: World };
 
 /** The next event of request `r` at `phase` in `world`, if the model's answer there is the observed one. */
-function advance(world: World, r: Pending, phase: Phase): { world: World; phase: Phase } | undefined {
-  const key = r.op.kind === 'create' ? r.op.key : undefined;
+function advance(world: World, r: Pending, phase: Exclude<Phase, 'done'>): { world: World; phase: Phase } | undefined {
+  const { op } = r;
+  if (op.kind === 'read') {
+    // Two statements: the product (its units, its status), then the bookings it holds.
+    if (phase === 'waiting') {
+      if (!(world.products[op.product] as Product).deleted) return r.seen.status === 200 ? { world, phase: { midway: world } } : undefined;
+      return r.seen.status === 404 ? { world, phase: 'done' } : undefined;
+    }
+    const asRead = { ...world, products: phase.midway.products };
+    return isDeepStrictEqual({ status: 200, slots: JSON.stringify(slotsOf(asRead, op.product)) }, r.seen) ? { world, phase: 'done' } : undefined;
+  }
+  const key = op.kind === 'create' ? op.key : undefined;
   if (key !== undefined && phase === 'waiting') {
-    const claimed = claim(world, r.op, key);
-    if ('claimed' in claimed) return r.seen.replayed === undefined && !String(r.seen.code).startsWith('idempotency_') ? { world: claimed.claimed, phase: 'claimed' } : undefined;
+    const claimed = claim(world, op, key);
+    if ('claimed' in claimed) return r.seen.replayed === undefined && !String(r.seen.code).startsWith('idempotency_') ? { world: claimed.claimed, phase: { midway: world } } : undefined;
     return isDeepStrictEqual(claimed.outcome, r.seen) ? { world, phase: 'done' } : undefined;
   }
-  const { outcome, next } = step(world, r.op, r.answer);
+  const { outcome, next } = step(world, op, r.answer);
   if (!isDeepStrictEqual(outcome, r.seen)) return undefined;
   if (key === undefined) return { world: next, phase: 'done' };
   // The run ends: a success is stored for replays, anything else releases the key.
   const keys = new Map(next.keys);
-  if (outcome.status === 201) keys.set(key, { body: bodyOf(r.op), answer: { status: 201, replayed: r.answer.json<{ _id: string }>()._id } });
+  if (outcome.status === 201) keys.set(key, { body: bodyOf(op), answer: { status: 201, replayed: r.answer.json<{ _id: string }>()._id } });
   else keys.delete(key);
   return { world: { ...next, keys }, phase: 'done' };
 }
 
 /**
  * The world after an order of the batch's events in which the model answers every request
- * as the service did; `undefined` if there is none. A request is one event, a keyed create
- * two (its claim, then its run), so a repeat can meet the key while the first still runs.
- * Depth first, each event tried next only where the model gives the observed answer, so a
- * batch of five costs far fewer than its orders.
+ * as the service did; `undefined` if there is none. A write is one event; a keyed create is
+ * two (its claim, then its run), so a repeat can meet the key while the first still runs;
+ * so is an availability read (the product, then its bookings), so a write may land between
+ * them. Depth first, each event tried next only where the model gives the observed answer,
+ * so a batch of five costs far fewer than its orders.
  */
 function serialOrder(world: World, pending: readonly Pending[], phases: readonly Phase[] = pending.map(() => 'waiting')): World | undefined {
   if (phases.every((phase) => phase === 'done')) return world;
@@ -306,6 +340,10 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
       const body = { total_items: op.total, status: op.maintenance ? 'maintenance' : 'active' };
       return via({ method: 'PATCH', url: `/v1/products/${product.id}`, token, body, headers: { 'if-match': op.etag } });
     }
+    if (op.kind === 'read') {
+      const product = world.products[op.product] as Product;
+      return via({ method: 'GET', url: `/v1/products/${product.id}/availability?from=${iso(hourAt(0))}&to=${iso(hourAt(hours))}&granularity=hour`, token });
+    }
     const headers = { 'if-match': op.etag };
     if (op.kind === 'drop') return via({ method: 'DELETE', url: `/v1/products/${(world.products[op.product] as Product).id}`, token, headers });
     if (op.kind === 'delete') return via({ method: 'DELETE', url: `/v1/bookings/${op.id}`, token, headers });
@@ -340,6 +378,10 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         const first = key === undefined ? undefined : keys.first.get(key);
         if (key !== undefined && !first) keys.first.set(key, own);
         ops.push({ instance: c.instance, op: { ...(c.sameBody && first ? first : own), ...(key === undefined ? {} : { key }) } });
+        continue;
+      }
+      if (c.kind === 'read') {
+        ops.push({ instance: c.instance, op: { kind: 'read', product: c.product } });
         continue;
       }
       if (c.kind === 'product' || c.kind === 'drop') {
@@ -420,7 +462,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
   }
 
   /** What an accepted write adds to the audit trail (its action) and to the outbox (its event), per record. */
-  function trailOf(op: Op, answer: LightMyRequestResponse, world: World): { record: string; action: string; event: string } {
+  function trailOf(op: Exclude<Op, { kind: 'read' }>, answer: LightMyRequestResponse, world: World): { record: string; action: string; event: string } {
     if (op.kind === 'create') return { record: String(answer.json<{ _id: string }>()._id), action: 'create', event: 'bookings.created' };
     if (op.kind === 'product') return { record: (world.products[op.product] as Product).id, action: 'update', event: 'products.updated' };
     if (op.kind === 'drop') return { record: (world.products[op.product] as Product).id, action: 'delete', event: 'products.deleted' };
@@ -461,7 +503,7 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
           const told = pending.map(({ op, seen, answer }) => ({ op, seen, body: seen.status >= 400 ? answer.json<unknown>() : undefined }));
           expect(found, `batch ${number}: no serial order gives these answers\n${JSON.stringify({ world, answers: told }, null, 1)}`).toBeDefined();
           for (const { op, seen } of pending) note(op, world, seen);
-          for (const { op, answer, seen } of pending) if (seen.status < 300 && seen.replayed === undefined) trail.push(trailOf(op, answer, world));
+          for (const { op, answer, seen } of pending) if (seen.status < 300 && seen.replayed === undefined && op.kind !== 'read') trail.push(trailOf(op, answer, world));
           world = found as World;
           await expectStored(world);
           await expectTrail(trail);
@@ -489,6 +531,8 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         'create idempotency_key_reused',
         'drop 204',
         'drop cascade_conflict',
+        'read 200',
+        'read 404',
       ];
       expect(kinds.filter((kind) => !met.has(kind))).toEqual([]);
     }
