@@ -41,11 +41,16 @@ const iso = (at: number) => new Date(at).toISOString();
 type Status = 'active' | 'cancelled' | 'completed';
 const nextStatuses: Readonly<Record<Status, readonly Status[]>> = { active: ['cancelled', 'completed'], cancelled: ['active'], completed: [] };
 
-/** A command as generated: which booking or product it names is resolved when its batch is sent. */
+/**
+ * A command as generated: which booking or product it names is resolved when its batch is
+ * sent. `product` names a product that is still there unless `ghost` (once in four) lets
+ * it name a deleted one, so a deleted product does not waste half of a run's commands.
+ */
 type Command = { readonly instance: number } & (
   | {
       readonly kind: 'create';
       readonly product: number;
+      readonly ghost: boolean;
       readonly start: number;
       readonly length: number;
       readonly quantity: number;
@@ -57,34 +62,40 @@ type Command = { readonly instance: number } & (
   | { readonly kind: 'resize'; readonly target: number; readonly start: number; readonly length: number; readonly quantity: number }
   | { readonly kind: 'status'; readonly target: number; readonly status: Status }
   | { readonly kind: 'delete'; readonly target: number }
-  | { readonly kind: 'product'; readonly product: number; readonly total: number; readonly maintenance: boolean }
-  | { readonly kind: 'drop'; readonly product: number }
-  | { readonly kind: 'read'; readonly product: number }
+  | { readonly kind: 'product'; readonly product: number; readonly ghost: boolean; readonly total: number; readonly maintenance: boolean }
+  | { readonly kind: 'drop'; readonly product: number; readonly ghost: boolean }
+  | { readonly kind: 'read'; readonly product: number; readonly ghost: boolean }
 );
 
 const span = { start: fc.integer({ min: 0, max: hours - 1 }), length: fc.integer({ min: 1, max: 3 }), quantity: fc.integer({ min: 1, max: 3 }) };
 const instance = fc.nat({ max: 1 });
+const product = fc.nat({ max: 1 });
 /** True about once in `n` draws. */
 const oneIn = (n: number) => fc.nat({ max: n - 1 }).map((k) => k === 0);
+const ghost = oneIn(4);
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
       kind: fc.constant('create' as const),
       instance,
-      product: fc.nat({ max: 1 }),
+      product,
+      ghost,
       ...span,
-      cancelled: oneIn(6),
+      cancelled: oneIn(3),
       key: fc.option(fc.nat({ max: 1 }), { freq: 2 }),
       sameBody: fc.boolean(),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('resize' as const), instance, target: fc.nat(), ...span }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('status' as const), instance, target: fc.nat(), status: fc.constantFrom<Status>('active', 'cancelled', 'completed') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), instance, target: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('product' as const), instance, product: fc.nat({ max: 1 }), total: fc.integer({ min: 0, max: 5 }), maintenance: oneIn(4) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), instance, product: fc.nat({ max: 1 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), instance, product: fc.nat({ max: 1 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('resize' as const), instance, target: fc.nat(), ...span }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('status' as const), instance, target: fc.nat(), status: fc.constantFrom<Status>('active', 'active', 'active', 'cancelled', 'cancelled', 'completed') }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), instance, target: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('product' as const), instance, product, ghost, total: fc.integer({ min: 0, max: 3 }), maintenance: oneIn(4) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), instance, product, ghost }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), instance, product, ghost }) },
 );
 const batch = fc.array(command, { minLength: 2, maxLength: 5 });
 
@@ -364,12 +375,14 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
    */
   function resolve(world: World, commands: readonly Command[], keys: RunKeys): { op: Op; instance: number }[] {
     const ops: { op: Op; instance: number }[] = [];
+    const live = world.products.flatMap((p, index) => (p.deleted ? [] : [index]));
+    const productOf = (c: { product: number; ghost: boolean }) => (c.ghost || live.length === 0 || live.includes(c.product) ? c.product : (live[0] as number));
     for (const c of commands) {
       if (c.kind === 'create') {
         const key = c.key === null ? undefined : `${keys.tag}-${c.key}`;
         const own: Op = {
           kind: 'create',
-          product: c.product,
+          product: productOf(c),
           start: hourAt(c.start),
           end: hourAt(Math.min(hours, c.start + c.length)),
           quantity: c.quantity,
@@ -381,14 +394,15 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
         continue;
       }
       if (c.kind === 'read') {
-        ops.push({ instance: c.instance, op: { kind: 'read', product: c.product } });
+        ops.push({ instance: c.instance, op: { kind: 'read', product: productOf(c) } });
         continue;
       }
       if (c.kind === 'product' || c.kind === 'drop') {
-        const { etag } = world.products[c.product] as Product;
+        const named = productOf(c);
+        const { etag } = world.products[named] as Product;
         ops.push({
           instance: c.instance,
-          op: c.kind === 'drop' ? { kind: 'drop', product: c.product, etag } : { kind: 'product', product: c.product, etag, total: c.total, maintenance: c.maintenance },
+          op: c.kind === 'drop' ? { kind: 'drop', product: named, etag } : { kind: 'product', product: named, etag, total: c.total, maintenance: c.maintenance },
         });
         continue;
       }
@@ -511,29 +525,27 @@ describe.each(dialects)('capacity under concurrency against a brute-force model 
       }),
       { numRuns: runs, seed, endOnFailure: true },
     );
-    // A change to the generators must not quietly stop judging one kind of answer; another
-    // seed with few runs may miss a rare one, so this binds the default seed only.
+    // A change to the generators must not quietly stop judging one kind of answer. SQLite's
+    // one connection answers a seed's batches the same way every run, so there every kind
+    // is required; which request wins a race on PostgreSQL's two instances is up to timing,
+    // so there only kinds that the default run meets many times over. Another seed with
+    // few runs may miss a rare one, so this binds the default seed only.
     if (process.env['CONCURRENCY_MODEL_SEED'] === undefined) {
-      const kinds = [
-        'create 201',
-        'create capacity_exceeded',
+      const frequent = ['create 201', 'create capacity_exceeded', 'resize 200', 'status 200', 'total 200', 'read 200', 'lost race 412', 'lost race 404'];
+      const rare = [
         'create product_unavailable',
-        'resize 200',
+        'delete 204',
+        'create replayed',
+        'create idempotency_key_reused',
         'resize capacity_exceeded',
         'reactivate capacity_exceeded',
         'status invalid_transition',
-        'delete 204',
-        'total 200',
         'total capacity_exceeded',
-        'lost race 412',
-        'lost race 404',
-        'create replayed',
-        'create idempotency_key_reused',
         'drop 204',
         'drop cascade_conflict',
-        'read 200',
         'read 404',
       ];
+      const kinds = dialect === 'sqlite' ? [...frequent, ...rare] : frequent;
       expect(kinds.filter((kind) => !met.has(kind))).toEqual([]);
     }
   });
