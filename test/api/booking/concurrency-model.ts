@@ -1,0 +1,232 @@
+/**
+ * The sequential model of the booking core that ./concurrency-model.test.ts holds
+ * concurrent batches to: two products, their bookings and the run's idempotency keys; each
+ * write's answer as docs/bookings.md and docs/api.md give it; and the search for an order
+ * of a batch's events in which the model answers as the service did.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { LightMyRequestResponse } from 'fastify';
+import { overlapping, peakHeld } from './availability-model.js';
+
+export const hours = 6;
+export const hourAt = (hour: number) => Date.UTC(2031, 0, 1, hour);
+
+export type Status = 'active' | 'cancelled' | 'completed';
+const nextStatuses: Readonly<Record<Status, readonly Status[]>> = { active: ['cancelled', 'completed'], cancelled: ['active'], completed: [] };
+
+export interface Booking {
+  readonly id: string;
+  readonly etag: string;
+  readonly product: number;
+  readonly start: number;
+  readonly end: number;
+  readonly quantity: number;
+  readonly status: Status;
+}
+
+export interface Product {
+  readonly id: string;
+  readonly etag: string;
+  readonly total: number;
+  readonly maintenance: boolean;
+  readonly deleted: boolean;
+}
+
+/** A claimed `Idempotency-Key`: the body it was first sent with, and once that request succeeded, its answer. */
+interface Key {
+  readonly body: string;
+  readonly answer?: Outcome;
+}
+
+export interface World {
+  readonly products: readonly Product[];
+  readonly bookings: readonly Booking[];
+  readonly keys: ReadonlyMap<string, Key>;
+}
+
+/** A request of a batch, with the booking or product it names resolved and the ETag it sends in `If-Match`. */
+export type Op =
+  | { readonly kind: 'create'; readonly product: number; readonly start: number; readonly end: number; readonly quantity: number; readonly status: Status; readonly key?: string }
+  | { readonly kind: 'resize'; readonly id: string; readonly etag: string; readonly start: number; readonly end: number; readonly quantity: number }
+  | { readonly kind: 'status'; readonly id: string; readonly etag: string; readonly status: Status }
+  | { readonly kind: 'delete'; readonly id: string; readonly etag: string }
+  | { readonly kind: 'product'; readonly product: number; readonly etag: string; readonly total: number; readonly maintenance: boolean }
+  | { readonly kind: 'drop'; readonly product: number; readonly etag: string }
+  | { readonly kind: 'read'; readonly product: number };
+
+/** What an answer says, as far as the model decides it. */
+export interface Outcome {
+  readonly status: number;
+  readonly code?: string;
+  readonly available?: number;
+  readonly held?: number;
+  readonly conflicts?: readonly string[];
+  /** A product's availability: its units and each hour's booked and available units. */
+  readonly slots?: string;
+  /** A replay of a stored answer (`Idempotency-Replayed: true`), with the record it created. */
+  readonly replayed?: string;
+}
+
+export const holds = (b: Booking) => b.status !== 'cancelled';
+
+/** The model's answer to write `op` in `world`, and the world after it; `answer` supplies what the service chose (ids, ETags). */
+function step(world: World, op: Exclude<Op, { kind: 'read' }>, answer: LightMyRequestResponse): { outcome: Outcome; next: World } {
+  const refuse = (outcome: Outcome) => ({ outcome, next: world });
+  const holding = (product: number, except?: string) => world.bookings.filter((b) => b.product === product && holds(b) && b.id !== except);
+  /** The refusal of `quantity` more units over `[start, end)` beside `others`, if they do not fit. */
+  const overCapacity = (product: Product, others: readonly Booking[], start: number, end: number, quantity: number): Outcome | undefined => {
+    const free = product.total - peakHeld(others, start, end);
+    return free >= quantity ? undefined : { status: 409, code: 'capacity_exceeded', available: Math.max(0, free), conflicts: ids(overlapping(others, start, end)) };
+  };
+  const unavailable: Outcome = { status: 409, code: 'product_unavailable' };
+  const etag = String(answer.headers.etag);
+  if (op.kind === 'create') {
+    const product = world.products[op.product] as Product;
+    // The reference check: a deleted product is no product.
+    if (product.deleted) return refuse({ status: 400 });
+    if (product.maintenance) return refuse(unavailable);
+    const refused = op.status === 'active' ? overCapacity(product, holding(op.product), op.start, op.end, op.quantity) : undefined;
+    if (refused) return refuse(refused);
+    const created: Booking = { id: String(answer.json<{ _id?: string }>()._id), etag, product: op.product, start: op.start, end: op.end, quantity: op.quantity, status: op.status };
+    return { outcome: { status: 201 }, next: { ...world, bookings: [...world.bookings, created] } };
+  }
+  if (op.kind === 'product' || op.kind === 'drop') {
+    const product = world.products[op.product] as Product;
+    if (product.deleted) return refuse({ status: 404 });
+    if (product.etag !== op.etag) return refuse({ status: 412 });
+    if (op.kind === 'drop') {
+      // Cascade deny: a product with live bookings (cancelled ones too) stays.
+      if (world.bookings.some((b) => b.product === op.product)) return refuse({ status: 409, code: 'cascade_conflict' });
+      return { outcome: { status: 204 }, next: { ...world, products: world.products.map((p, index) => (index === op.product ? { ...p, deleted: true } : p)) } };
+    }
+    // Every modelled booking lies in the future, so all of them count against a lower total.
+    const held = peakHeld(holding(op.product), Date.now(), Number.MAX_SAFE_INTEGER);
+    if (op.total < product.total && held > op.total) return refuse({ status: 409, code: 'capacity_exceeded', available: 0, held, conflicts: ids(holding(op.product)) });
+    const products = world.products.map((p, index) => (index === op.product ? { ...p, etag, total: op.total, maintenance: op.maintenance } : p));
+    return { outcome: { status: 200 }, next: { ...world, products } };
+  }
+  // Another request of the batch may have deleted or changed the booking first.
+  const booking = world.bookings.find((b) => b.id === op.id);
+  if (!booking) return refuse({ status: 404 });
+  if (booking.etag !== op.etag) return refuse({ status: 412 });
+  const others = world.bookings.filter((b) => b !== booking);
+  if (op.kind === 'delete') return { outcome: { status: 204 }, next: { ...world, bookings: others } };
+  if (op.kind === 'status' && op.status !== booking.status && !nextStatuses[booking.status].includes(op.status)) return refuse({ status: 409, code: 'invalid_transition' });
+  const merged: Booking = op.kind === 'status' ? { ...booking, etag, status: op.status } : { ...booking, etag, start: op.start, end: op.end, quantity: op.quantity };
+  const changed = { outcome: { status: 200 }, next: { ...world, bookings: [...others, merged] } };
+  // A booking that holds no more than before, at no instant, needs no check (booking-hooks.ts).
+  const noMore = holds(booking) && merged.start >= booking.start && merged.end <= booking.end && merged.quantity <= booking.quantity;
+  if (!holds(merged) || noMore) return changed;
+  const product = world.products[booking.product] as Product;
+  if (product.maintenance) return refuse(unavailable);
+  const refused = overCapacity(product, holding(booking.product, booking.id), merged.start, merged.end, merged.quantity);
+  return refused ? refuse(refused) : changed;
+}
+
+/** What a product's hourly availability shows in `world`: its units, then each hour's booked and available units. */
+function slotsOf(world: World, index: number): [number, ...[number, number][]] {
+  const product = world.products[index] as Product;
+  const held = world.bookings.filter((b) => b.product === index && holds(b));
+  const hourly = Array.from({ length: hours }, (_, hour): [number, number] => {
+    const booked = peakHeld(held, hourAt(hour), hourAt(hour + 1));
+    return [booked, product.maintenance ? 0 : Math.max(0, product.total - booked)];
+  });
+  return [product.total, ...hourly];
+}
+
+function ids(bookings: readonly Booking[]): string[] {
+  return bookings.map((b) => b.id).sort();
+}
+
+/** The answer as an {@link Outcome}: the status, a replay's record, and a problem's code and figures. */
+export function outcomeOf(answer: LightMyRequestResponse): Outcome {
+  const read = answer.statusCode === 200 ? answer.json<{ total_items?: number; slots?: { booked: number; available: number }[] }>() : {};
+  if (read.slots) return { status: 200, slots: JSON.stringify([read.total_items, ...read.slots.map((slot) => [slot.booked, slot.available])]) };
+  if (answer.headers['idempotency-replayed'] === 'true') return { status: answer.statusCode, replayed: answer.json<{ _id: string }>()._id };
+  if (answer.statusCode !== 409 && answer.statusCode !== 422) return { status: answer.statusCode };
+  const problem = answer.json<{ code: string; available?: number; held?: number; conflicts?: string[] }>();
+  if (problem.code !== 'capacity_exceeded') return { status: answer.statusCode, code: problem.code };
+  return { status: 409, code: problem.code, available: problem.available, ...(problem.held === undefined ? {} : { held: problem.held }), conflicts: [...(problem.conflicts ?? [])].sort() };
+}
+
+/** The body a keyed create sends, as the key's fingerprint compares it. */
+function bodyOf(op: Op): string {
+  return op.kind === 'create' ? JSON.stringify([op.product, op.start, op.end, op.quantity, op.status]) : '';
+}
+
+/**
+ * What claiming `key` for `op` answers in `world` (docs/api.md "Idempotency keys"): the key
+ * taken (`claimed`, the request goes on to run), or a final answer without running: 422 for
+ * another body, 409 while the first request runs, its stored answer once it succeeded.
+ */
+function claim(world: World, op: Op, key: string): { outcome: Outcome } | { claimed: World } {
+  const held = world.keys.get(key);
+  if (!held) return { claimed: { ...world, keys: new Map([...world.keys, [key, { body: bodyOf(op) }]]) } };
+  if (held.body !== bodyOf(op)) return { outcome: { status: 422, code: 'idempotency_key_reused' } };
+  return { outcome: held.answer ?? { status: 409, code: 'idempotency_key_in_use' } };
+}
+
+/** A request's answer and where the search has taken it: a keyed create claims its key, then runs. */
+interface Pending {
+  readonly op: Op;
+  readonly answer: LightMyRequestResponse;
+  readonly seen: Outcome;
+}
+/**
+ * Where the search has taken a request: not begun, done, or between its two events (a keyed
+ * create has claimed its key; an availability read has read the product, as of `midway`).
+ */
+type Phase = 'waiting' | 'done' | { readonly midway: World };
+
+/** The next event of request `r` at `phase` in `world`, if the model's answer there is the observed one. */
+function advance(world: World, r: Pending, phase: Exclude<Phase, 'done'>): { world: World; phase: Phase } | undefined {
+  const { op } = r;
+  if (op.kind === 'read') {
+    // Two statements: the product (its units, its status), then the bookings it holds.
+    if (phase === 'waiting') {
+      if (!(world.products[op.product] as Product).deleted) return r.seen.status === 200 ? { world, phase: { midway: world } } : undefined;
+      return r.seen.status === 404 ? { world, phase: 'done' } : undefined;
+    }
+    const asRead = { ...world, products: phase.midway.products };
+    return isDeepStrictEqual({ status: 200, slots: JSON.stringify(slotsOf(asRead, op.product)) }, r.seen) ? { world, phase: 'done' } : undefined;
+  }
+  const key = op.kind === 'create' ? op.key : undefined;
+  if (key !== undefined && phase === 'waiting') {
+    const claimed = claim(world, op, key);
+    if ('claimed' in claimed) return r.seen.replayed === undefined && !String(r.seen.code).startsWith('idempotency_') ? { world: claimed.claimed, phase: { midway: world } } : undefined;
+    return isDeepStrictEqual(claimed.outcome, r.seen) ? { world, phase: 'done' } : undefined;
+  }
+  const { outcome, next } = step(world, op, r.answer);
+  if (!isDeepStrictEqual(outcome, r.seen)) return undefined;
+  if (key === undefined) return { world: next, phase: 'done' };
+  // The run ends: a success is stored for replays, anything else releases the key.
+  const keys = new Map(next.keys);
+  if (outcome.status === 201) keys.set(key, { body: bodyOf(op), answer: { status: 201, replayed: r.answer.json<{ _id: string }>()._id } });
+  else keys.delete(key);
+  return { world: { ...next, keys }, phase: 'done' };
+}
+
+/**
+ * The world after an order of the batch's events in which the model answers every request
+ * as the service did; `undefined` if there is none. A write is one event; a keyed create is
+ * two (its claim, then its run), so a repeat can meet the key while the first still runs;
+ * so is an availability read (the product, then its bookings), so a write may land between
+ * them. Depth first, each event tried next only where the model gives the observed answer,
+ * so a batch of five costs far fewer than its orders.
+ */
+export function serialOrder(world: World, pending: readonly Pending[], phases: readonly Phase[] = pending.map(() => 'waiting')): World | undefined {
+  if (phases.every((phase) => phase === 'done')) return world;
+  for (const [index, request] of pending.entries()) {
+    const phase = phases[index] as Phase;
+    if (phase === 'done') continue;
+    const next = advance(world, request, phase);
+    if (!next) continue;
+    const after = serialOrder(
+      next.world,
+      pending,
+      phases.map((p, i) => (i === index ? next.phase : p)),
+    );
+    if (after) return after;
+  }
+  return undefined;
+}
