@@ -5,7 +5,6 @@
  * of a batch's events in which the model answers as the service did.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { LightMyRequestResponse } from 'fastify';
 import { overlapping, peakHeld } from './availability-model.js';
 
 export const hours = 6;
@@ -69,8 +68,16 @@ export interface Outcome {
 
 export const holds = (b: Booking) => b.status !== 'cancelled';
 
+/** The parts of an HTTP answer the model reads, whether it came from `app.inject` or over the network. */
+export interface Reply {
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string | string[] | number | undefined>>;
+  readonly body: string;
+  json<T = unknown>(): T;
+}
+
 /** The model's answer to write `op` in `world`, and the world after it; `answer` supplies what the service chose (ids, ETags). */
-function step(world: World, op: Exclude<Op, { kind: 'read' }>, answer: LightMyRequestResponse): { outcome: Outcome; next: World } {
+function step(world: World, op: Exclude<Op, { kind: 'read' }>, answer: Reply): { outcome: Outcome; next: World } {
   const refuse = (outcome: Outcome) => ({ outcome, next: world });
   const holding = (product: number, except?: string) => world.bookings.filter((b) => b.product === product && holds(b) && b.id !== except);
   /** The refusal of `quantity` more units over `[start, end)` beside `others`, if they do not fit. */
@@ -139,7 +146,7 @@ function ids(bookings: readonly Booking[]): string[] {
 }
 
 /** The answer as an {@link Outcome}: the status, a replay's record, and a problem's code and figures. */
-export function outcomeOf(answer: LightMyRequestResponse): Outcome {
+export function outcomeOf(answer: Reply): Outcome {
   const read = answer.statusCode === 200 ? answer.json<{ total_items?: number; slots?: { booked: number; available: number }[] }>() : {};
   if (read.slots) return { status: 200, slots: JSON.stringify([read.total_items, ...read.slots.map((slot) => [slot.booked, slot.available])]) };
   if (answer.headers['idempotency-replayed'] === 'true') return { status: answer.statusCode, replayed: answer.json<{ _id: string }>()._id };
@@ -169,7 +176,7 @@ function claim(world: World, op: Op, key: string): { outcome: Outcome } | { clai
 /** A request's answer and where the search has taken it: a keyed create claims its key, then runs. */
 interface Pending {
   readonly op: Op;
-  readonly answer: LightMyRequestResponse;
+  readonly answer: Reply;
   readonly seen: Outcome;
 }
 /**
