@@ -1,6 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, Db } from '../db/dialect.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Db, Tables } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
@@ -58,6 +59,11 @@ export function challengeRefusal(row: { readonly used_at: unknown; readonly atte
   if (row.used_at !== null) return 'used';
   if (Number(row.attempts) >= otpPolicy.maxAttempts) return 'locked';
   return Number(row.expires_at) <= now ? 'expired' : 'unknown';
+}
+
+/** Challenge `id` while it takes tries: unused, under the most tries, not expired at `now`. */
+function liveChallenge(eb: ExpressionBuilder<Tables, 'otp_challenges'>, id: string, now: number) {
+  return eb.and([eb('_id', '=', id), eb('used_at', 'is', null), eb('attempts', '<', otpPolicy.maxAttempts), eb('expires_at', '>', now)]);
 }
 
 /**
@@ -195,41 +201,52 @@ export class OtpService {
     const { challenge_id: challengeId, code } = body;
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
-    // One try used, atomically, before the code is compared — and the row read in the same
-    // statement: five wrong codes and the challenge is dead, whatever runs in parallel on
-    // however many instances, and exactly one request sees the count reach the limit.
-    const tried = await db
-      .updateTable('otp_challenges')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('_id', '=', challengeId)
-      .where('used_at', 'is', null)
-      .where('attempts', '<', otpPolicy.maxAttempts)
-      .where('expires_at', '>', now)
-      .returning(['code_hash', 'user_id', 'tenant_id', 'channel', 'attempts'])
-      .executeTakeFirst();
-    if (!tried) {
+    const row = await db.selectFrom('otp_challenges').select(['code_hash', 'user_id', 'tenant_id', 'channel', 'used_at', 'attempts', 'expires_at']).where('_id', '=', challengeId).executeTakeFirst();
+    if (!row || row.used_at !== null || Number(row.attempts) >= otpPolicy.maxAttempts || Number(row.expires_at) <= now) {
       await this.refusedChallenge(context, challengeId, now);
       throw invalidGrant();
     }
-    const subject = { userId: tried.user_id, tenantId: trailTenantOf(tried.tenant_id) };
-    const matches = this.deps.dataKey.verifyMac(tried.code_hash, 'otp-code', challengeId, code);
-    if (!matches || tried.user_id === null) {
-      const attempts = Number(tried.attempts);
-      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason: 'wrong_code', attempts, challenge_id: challengeId });
-      if (attempts >= otpPolicy.maxAttempts)
-        await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, attempts, challenge_id: challengeId });
-      throw invalidGrant();
-    }
+    // The code is compared first; then one conditional statement takes the try. A try that
+    // signs nobody in is counted; a right code's try spends the challenge in its transaction.
+    // Both hold only while the challenge is unused, alive and under five tries, so each
+    // verify is one atomic step whatever runs in parallel on however many instances: five
+    // wrong codes and the challenge is dead, exactly one request sees the count reach the
+    // limit, and a challenge that signed someone in was never locked.
+    const subject = { userId: row.user_id, tenantId: trailTenantOf(row.tenant_id) };
+    const matches = row.user_id !== null && this.deps.dataKey.verifyMac(row.code_hash, 'otp-code', challengeId, code);
+    const user = matches && row.user_id !== null ? await this.deps.users.get(row.user_id) : undefined;
     const refuse = async (reason: RefusalReason) => {
-      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: tried.channel, reason, challenge_id: challengeId });
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: row.channel, reason, challenge_id: challengeId });
       return invalidGrant();
     };
-    const user = await this.deps.users.get(tried.user_id);
-    if (!user?.active) throw await refuse('user_inactive');
+    if (!user?.active) {
+      const tried = await db
+        .updateTable('otp_challenges')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where((eb) => liveChallenge(eb, challengeId, now))
+        .returning(['attempts'])
+        .executeTakeFirst();
+      if (!tried) {
+        await this.refusedChallenge(context, challengeId, now);
+        throw invalidGrant();
+      }
+      // A disabled user's right code costs a try too, so it cannot be told from a wrong one by the count.
+      if (matches) throw await refuse('user_inactive');
+      const attempts = Number(tried.attempts);
+      await this.record('sign_in_failed', context, subject.userId, subject.tenantId, { step: 'otp', channel: row.channel, reason: 'wrong_code', attempts, challenge_id: challengeId });
+      if (attempts >= otpPolicy.maxAttempts) await this.record('sign_in_locked', context, subject.userId, subject.tenantId, { step: 'otp', channel: row.channel, attempts, challenge_id: challengeId });
+      throw invalidGrant();
+    }
     const totp = await db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
     const spend = async (unit: UnitOfWork) => {
-      const used = await unit.trx.updateTable('otp_challenges').set({ used_at: unit.now }).where('_id', '=', challengeId).where('used_at', 'is', null).executeTakeFirst();
-      if (Number(used.numUpdatedRows) !== 1) throw new Refusal('used');
+      const used = await unit.trx
+        .updateTable('otp_challenges')
+        .set((eb) => ({ used_at: unit.now, attempts: eb('attempts', '+', 1) }))
+        .where((eb) => liveChallenge(eb, challengeId, now))
+        .executeTakeFirst();
+      if (Number(used.numUpdatedRows) === 1) return;
+      const spent = await unit.trx.selectFrom('otp_challenges').select(['used_at', 'attempts', 'expires_at']).where('_id', '=', challengeId).executeTakeFirst();
+      throw new Refusal(challengeRefusal(spent, now));
     };
     // The spent challenge and what it led to (an mfa challenge, or a token) commit with their event.
     if (totp?.enabled === 1) {
@@ -241,7 +258,7 @@ export class OtpService {
             .insertInto('mfa_challenges')
             .values({ token_hash: this.deps.dataKey.mac('mfa', token), user_id: user.userId, attempts: 0, expires_at: unit.now + otpPolicy.mfaLifetimeMs, used_at: null })
             .execute();
-          await this.audit(unit, 'mfa_challenge', context, user.userId, user.tenantId, { channel: tried.channel });
+          await this.audit(unit, 'mfa_challenge', context, user.userId, user.tenantId, { channel: row.channel });
         }),
       );
       if (outcome instanceof Refusal) throw await refuse(outcome.reason);
@@ -251,7 +268,7 @@ export class OtpService {
     const outcome = await refusable(() =>
       runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
         await spend(unit);
-        await this.audit(unit, 'sign_in', context, user.userId, user.tenantId, { amr: ['otp'], channel: tried.channel, role: user.role });
+        await this.audit(unit, 'sign_in', context, user.userId, user.tenantId, { amr: ['otp'], channel: row.channel, role: user.role });
       }),
     );
     if (outcome instanceof Refusal) throw await refuse(outcome.reason);

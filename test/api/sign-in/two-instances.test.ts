@@ -201,6 +201,57 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expect(reasons.filter((r) => r === 'sign_in_failed:locked')).toHaveLength(47);
   });
 
+  it('the right code racing 4 or 8 wrong ones over both instances: one story in answers, row and trail, as if the requests had come one by one', async () => {
+    const trail = async (id: string) => {
+      for (const app of apps) await app.securityEvents.flush();
+      const rows = await (databases[0] as Database).db
+        .selectFrom('audit_logs')
+        .select(['action', 'new_values'])
+        .where('category', '=', 'security')
+        .where('action', 'in', ['sign_in', 'sign_in_failed', 'sign_in_locked'])
+        .execute();
+      return rows
+        .map((row) => ({ action: String(row.action), ...((typeof row.new_values === 'string' ? JSON.parse(row.new_values) : row.new_values) as { reason?: string; challenge_id?: string }) }))
+        .filter((entry) => entry.challenge_id === id || (entry.action === 'sign_in' && entry.challenge_id === undefined));
+    };
+    for (let round = 0; round < 8; round += 1) {
+      await freshDay();
+      const signInsBefore = (await trail('none')).length;
+      const { id, code } = await challenge(apps[round % 2] as App, 'user3@two.test');
+      const wrong = code === '000000' ? '111111' : '000000';
+      // Four wrong codes cannot kill the challenge, eight can. The right code goes out first,
+      // last or in between: its check and its spend race the wrong ones' tries.
+      const sent = round % 2 === 0 ? 5 : 9;
+      const codes = Array.from({ length: sent }, (_, i) => (i === (round * 3) % sent ? code : wrong));
+      const answers = await Promise.all(codes.map((c, i) => verify(apps[i % 2] as App, id, c)));
+      const rightAnswer = answers[codes.indexOf(code)] as LightMyRequestResponse;
+      for (const [i, answer] of answers.entries()) if (codes[i] === wrong) expectProblem(answer, 400, 'invalid_grant');
+      const row = await (databases[1] as Database).db.selectFrom('otp_challenges').select(['attempts', 'used_at']).where('_id', '=', id).executeTakeFirstOrThrow();
+      const entries = await trail(id);
+      const counted = entries.filter((e) => e.action === 'sign_in_failed' && e.reason === 'wrong_code');
+      const locked = entries.filter((e) => e.action === 'sign_in_locked');
+      const signedIn = entries.filter((e) => e.action === 'sign_in').length - signInsBefore;
+      // With fewer than five wrong codes, no order of them refuses the right one.
+      if (sent === 5) expect(rightAnswer.statusCode, rightAnswer.body).toBe(200);
+      if (rightAnswer.statusCode === 200) {
+        // The right code came among the first five tries: the wrong ones before it were counted, none after it.
+        expect(row.used_at).not.toBeNull();
+        expect(counted.length, JSON.stringify(entries)).toBeLessThanOrEqual(4);
+        expect(Number(row.attempts)).toBe(counted.length + 1);
+        expect(locked, 'a challenge that signed in was never locked').toEqual([]);
+        expect(signedIn).toBe(1);
+      } else {
+        // Five wrong tries came first: the challenge died, and the right code with it.
+        expectProblem(rightAnswer, 400, 'invalid_grant');
+        expect(row.used_at).toBeNull();
+        expect(Number(row.attempts)).toBe(5);
+        expect(counted).toHaveLength(5);
+        expect(locked).toHaveLength(1);
+        expect(signedIn).toBe(0);
+      }
+    }
+  });
+
   it('the same TOTP code sent to both instances at once is accepted once (step-up and sign-in)', async () => {
     await freshDay();
     const first = await challenge(apps[1], 'user2@two.test');
