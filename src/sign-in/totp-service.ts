@@ -1,6 +1,7 @@
 import { Secret } from 'otpauth';
 import type { TOTP } from 'otpauth';
-import type { Database } from '../db/dialect.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Tables } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -30,6 +31,11 @@ export interface Enrollment {
   readonly otpauth_uri: string;
   /** Single-use codes for when the authenticator is lost; shown only here, valid once TOTP is on. */
   readonly recovery_codes: readonly string[];
+}
+
+/** The mfa challenge of `tokenHash` while it takes tries: unused, under the most tries, not expired at `now`. */
+function liveMfaChallenge(eb: ExpressionBuilder<Tables, 'mfa_challenges'>, tokenHash: string, now: number) {
+  return eb.and([eb('token_hash', '=', tokenHash), eb('used_at', 'is', null), eb('attempts', '<', otpPolicy.maxAttempts), eb('expires_at', '>', now)]);
 }
 
 /**
@@ -82,9 +88,9 @@ export class TotpService {
   async activate(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
     const { code } = body;
-    const pending = await this.deps.database.db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    const pending = await this.deps.database.db.selectFrom('user_totp').select(['enabled', 'locked_until']).where('user_id', '=', user.userId).executeTakeFirst();
     if (!pending || pending.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
-    const tried = await this.takeTry(context, user, 'activate');
+    await this.lockGate(context, user, 'activate', pending.locked_until);
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled === 1) throw new ApiError('conflict', 'Nothing to activate: enrol first (POST /v1/auth/totp/enroll)');
@@ -94,80 +100,87 @@ export class TotpService {
       await this.audit(unit, 'totp_activated', context, user);
       return accepted;
     });
-    if (outcome !== 'accepted') {
-      await this.record('totp_failed', context, user, { operation: 'activate', reason: outcome });
-      await this.lockEngaged(context, user, 'activate', tried);
-      throw invalidGrant(wrongTotpCode);
-    }
+    if (outcome !== 'accepted') throw await this.refuseCode(context, user, 'activate', outcome);
   }
 
   /**
    * The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or
-   * recovery) code. The try is counted on its own (it must stay counted whatever follows);
-   * the code's claim, the spent challenge and the `recovery_code_used` and `sign_in` events
-   * are one transaction. A TOTP code also takes a try of the user's TOTP lock-out; a
-   * recovery code does not, and works while TOTP is locked (it is the way back in), and
-   * when accepted it lifts the lock. Wrong recovery codes are bounded by the mfa_token's
-   * 5 tries and by their 64 random bits.
+   * recovery) code. The code is checked first; a refusal then takes its try of the
+   * mfa_token (5 at most), and a TOTP code's refusal a try of the user's TOTP lock-out, each
+   * one conditional statement; an accepted code's claim, the token's try that spends it and
+   * the `recovery_code_used` and `sign_in` events are one transaction. A recovery code takes
+   * no try of the lock-out and works while TOTP is locked (it is the way back in), and when
+   * accepted it lifts the lock. Wrong recovery codes are bounded by the mfa_token's 5 tries
+   * and by their 64 random bits.
    */
   async verify(context: RequestContext, body: TotpVerifyInput): Promise<UserTokenResponse> {
     const { mfa_token: token, code } = body;
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const tokenHash = this.deps.dataKey.mac('mfa', token);
-    // A try counted before the code is checked, and the row read in the same statement.
-    const tried = await db
-      .updateTable('mfa_challenges')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('attempts', '<', otpPolicy.maxAttempts)
-      .where('expires_at', '>', now)
-      .returning(['user_id', 'attempts'])
-      .executeTakeFirst();
-    if (!tried) {
+    const deadToken = () => invalidGrant('The mfa_token is wrong, expired or used up; sign in again');
+    const challenge = await db.selectFrom('mfa_challenges').select(['user_id', 'attempts', 'used_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+    if (!challenge || challenge.used_at !== null || Number(challenge.attempts) >= otpPolicy.maxAttempts || Number(challenge.expires_at) <= now) {
       await this.refusedChallenge(context, tokenHash, now);
-      throw invalidGrant('The mfa_token is wrong, expired or used up; sign in again');
+      throw deadToken();
     }
-    const user = await this.deps.users.get(tried.user_id);
-    const subject = { userId: tried.user_id, tenantId: user?.tenantId ?? null };
-    let lockTry: Try | undefined;
-    const refused = async (reason: RefusalReason) => {
+    const user = await this.deps.users.get(challenge.user_id);
+    const subject = { userId: challenge.user_id, tenantId: user?.tenantId ?? null };
+    /** A refusal: its try of the mfa_token, taken now, and its events; false if the token died meanwhile. */
+    const refused = async (reason: RefusalReason, lockTry?: Try): Promise<boolean> => {
+      const tried = await db
+        .updateTable('mfa_challenges')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where((eb) => liveMfaChallenge(eb, tokenHash, now))
+        .returning('attempts')
+        .executeTakeFirst();
+      if (!tried) {
+        await this.refusedChallenge(context, tokenHash, now);
+        return false;
+      }
       const attempts = Number(tried.attempts);
       await this.events('sign_in_failed', context, subject, { step: 'totp', reason, attempts });
       if (attempts >= otpPolicy.maxAttempts) await this.events('sign_in_locked', context, subject, { step: 'totp', attempts });
       if (user && lockTry) await this.lockEngaged(context, user, 'verify', lockTry);
+      return true;
     };
-    const refuse = async (reason: RefusalReason) => {
-      await refused(reason);
-      return invalidGrant();
+    /** A refused TOTP code's try of the lock-out (none for a recovery code), then its refusal: 400, or 429 if TOTP is locked. */
+    const refuseCode = async (reason: RefusalReason, recovery: boolean): Promise<ApiError> => {
+      const lockTry = recovery || !user ? undefined : await this.countTry(user.userId, now);
+      if (lockTry && 'lockedUntil' in lockTry) return (await refused('totp_locked')) ? totpLocked(lockTry.lockedUntil, now) : deadToken();
+      return (await refused(reason, lockTry)) ? invalidGrant() : deadToken();
     };
-    const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', tried.user_id).executeTakeFirst();
-    if (!user?.active || !row || row.enabled !== 1) throw await refuse('user_inactive');
+    const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', challenge.user_id).executeTakeFirst();
+    if (!user?.active || !row || row.enabled !== 1) throw (await refused('user_inactive')) ? invalidGrant() : deadToken();
     const recovery = code.includes('-');
-    if (!recovery) {
-      lockTry = await this.countTry(user.userId, now);
-      if ('lockedUntil' in lockTry) {
-        await refused('totp_locked');
-        throw totpLocked(lockTry.lockedUntil, now);
-      }
-    }
+    if (!recovery && Number(row.locked_until) > now) throw (await refused('totp_locked')) ? totpLocked(Number(row.locked_until), now) : deadToken();
     // The code is checked first (no write); only a matching one costs a signature and a transaction.
     const step = recovery ? null : matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, now);
     const recoveryHashes = JSON.parse(row.recovery_codes) as string[];
-    if (recovery ? !recoveryHashes.some((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code)) : step === null) throw await refuse('wrong_code');
+    if (recovery ? !recoveryHashes.some((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code)) : step === null) throw await refuseCode('wrong_code', recovery);
     const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
     const outcome = await refusable(() =>
       runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
         const claimed = recovery ? await this.useRecoveryCode(unit, row, user, code) : await this.claimStep(unit, user, step ?? 0, { enabling: false });
         if (claimed !== 'accepted') throw new Refusal(claimed);
-        const used = await unit.trx.updateTable('mfa_challenges').set({ used_at: unit.now }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
-        if (Number(used.numUpdatedRows) !== 1) throw new Refusal('used');
+        const spent = await unit.trx
+          .updateTable('mfa_challenges')
+          .set((eb) => ({ used_at: unit.now, attempts: eb('attempts', '+', 1) }))
+          .where((eb) => liveMfaChallenge(eb, tokenHash, now))
+          .executeTakeFirst();
+        // The token died meanwhile (used, or out of tries): this request comes after that, like any other.
+        if (Number(spent.numUpdatedRows) !== 1) throw new Refusal('used');
         if (recovery) await this.audit(unit, 'recovery_code_used', context, user, { remaining: recoveryHashes.length - 1 });
         await this.audit(unit, 'sign_in', context, user, { amr: ['otp', 'totp'], second_factor: recovery ? 'recovery_code' : 'totp', role: user.role });
       }),
     );
-    if (outcome instanceof Refusal) throw await refuse(outcome.reason);
+    if (outcome instanceof Refusal) {
+      if (outcome.reason === 'used') {
+        await this.refusedChallenge(context, tokenHash, now);
+        throw deadToken();
+      }
+      throw await refuseCode(outcome.reason, recovery);
+    }
     return issued;
   }
 
@@ -181,21 +194,16 @@ export class TotpService {
     const { code } = body;
     const row = await this.deps.database.db.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
     if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on: enrol and activate it first');
-    const tried = await this.takeTry(context, user, 'step_up');
-    const refuse = async (reason: Outcome) => {
-      await this.record('totp_failed', context, user, { operation: 'step_up', reason });
-      await this.lockEngaged(context, user, 'step_up', tried);
-      return invalidGrant(wrongTotpCode);
-    };
+    await this.lockGate(context, user, 'step_up', row.locked_until);
     const step = matchingStep(this.totp(Secret.fromBase32(this.deps.dataKey.decrypt(row.secret)), user), code, this.deps.clock.now());
-    if (step === null) throw await refuse('wrong_code');
+    if (step === null) throw await this.refuseCode(context, user, 'step_up', 'wrong_code');
     const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const claimed = await this.claimStep(unit, user, step, { enabling: false });
       if (claimed === 'accepted') await this.audit(unit, 'sign_in', context, user, { amr: ['otp', 'totp'], step: 'step_up', role: user.role });
       return claimed;
     });
-    if (outcome !== 'accepted') throw await refuse(outcome);
+    if (outcome !== 'accepted') throw await this.refuseCode(context, user, 'step_up', outcome);
     return issued;
   }
 
@@ -203,9 +211,9 @@ export class TotpService {
   async disable(context: RequestContext, body: TotpCodeInput): Promise<void> {
     const user = await this.user(context);
     const { code } = body;
-    const active = await this.deps.database.db.selectFrom('user_totp').select('enabled').where('user_id', '=', user.userId).executeTakeFirst();
+    const active = await this.deps.database.db.selectFrom('user_totp').select(['enabled', 'locked_until']).where('user_id', '=', user.userId).executeTakeFirst();
     if (!active || active.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
-    const tried = await this.takeTry(context, user, 'disable');
+    await this.lockGate(context, user, 'disable', active.locked_until);
     const outcome = await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
       const row = await unit.trx.selectFrom('user_totp').selectAll().where('user_id', '=', user.userId).executeTakeFirst();
       if (!row || row.enabled !== 1) throw new ApiError('conflict', 'TOTP is not on');
@@ -216,11 +224,7 @@ export class TotpService {
       await this.audit(unit, 'totp_disabled', context, user);
       return accepted;
     });
-    if (outcome !== 'accepted') {
-      await this.record('totp_failed', context, user, { operation: 'disable', reason: outcome });
-      await this.lockEngaged(context, user, 'disable', tried);
-      throw invalidGrant(wrongTotpCode);
-    }
+    if (outcome !== 'accepted') throw await this.refuseCode(context, user, 'disable', outcome);
   }
 
   /**
@@ -268,6 +272,8 @@ export class TotpService {
       .where('user_id', '=', user.userId)
       .where('last_step', '<', step)
       .where('enabled', '=', options.enabling ? 0 : 1)
+      // A lock engaged since the code was checked (by refusals racing it) refuses it after all.
+      .where('locked_until', '<=', unit.now)
       .executeTakeFirst();
     return Number(claimed.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
@@ -289,24 +295,41 @@ export class TotpService {
   }
 
   /**
-   * Takes a try of the user's TOTP lock-out before a code is checked; while TOTP is locked,
-   * records the refusal and throws 429 `rate_limited` with `Retry-After`.
+   * While the user's TOTP is locked (`locked_until` as last read), records the refusal and
+   * throws 429 `rate_limited` with `Retry-After`: the code is not checked.
    */
-  private async takeTry(context: RequestContext, user: UserState, operation: 'activate' | 'step_up' | 'disable'): Promise<Try> {
+  private async lockGate(context: RequestContext, user: UserState, operation: 'activate' | 'step_up' | 'disable', lockedUntil: unknown): Promise<void> {
+    const now = this.deps.clock.now();
+    if (Number(lockedUntil) <= now) return;
+    await this.record('totp_failed', context, user, { operation, reason: 'totp_locked' });
+    throw totpLocked(Number(lockedUntil), now);
+  }
+
+  /**
+   * A code refused at activate, step-up or disable (wrong, or its step claimed already):
+   * its try of the lock-out is taken now, so the count and the lock it may earn are one
+   * statement at the moment of the refusal; 400, or 429 if refusals racing it locked TOTP
+   * first (the code then counts as refused unchecked).
+   */
+  private async refuseCode(context: RequestContext, user: UserState, operation: 'activate' | 'step_up' | 'disable', reason: Exclude<Outcome, 'accepted'>): Promise<ApiError> {
     const now = this.deps.clock.now();
     const tried = await this.countTry(user.userId, now);
     if ('lockedUntil' in tried) {
       await this.record('totp_failed', context, user, { operation, reason: 'totp_locked' });
-      throw totpLocked(tried.lockedUntil, now);
+      return totpLocked(tried.lockedUntil, now);
     }
-    return tried;
+    await this.record('totp_failed', context, user, { operation, reason });
+    await this.lockEngaged(context, user, operation, tried);
+    return invalidGrant(wrongTotpCode);
   }
 
   /**
-   * One conditional statement: unless TOTP is locked, counts the try as refused and, if
-   * it is the 5th or a later one, starts the lock it would earn — before the code is
-   * checked, so of any number of parallel tries (on any instance) only those the count
-   * allows get a check. An accepted code then resets both (see {@link claimStep}).
+   * One conditional statement: unless TOTP is locked, counts a refused try and, if it is
+   * the 5th or a later one, starts the lock it earns. An accepted code's claim resets both,
+   * and only while TOTP is not locked (see {@link claimStep}); so each code is decided by
+   * one statement, and parallel tries on any instance are answered as if they had come one
+   * by one: at most five refusals before the lock, and no lock engaged by refusals that
+   * came after an accepted code.
    */
   private async countTry(userId: string, now: number): Promise<Try> {
     const lockedUntil = lockedUntilAfterTry(now);

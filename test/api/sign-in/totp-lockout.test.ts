@@ -152,7 +152,7 @@ describe.each(dialects)('TOTP lock-out on %s', (dialect) => {
     ]);
   });
 
-  it('50 parallel wrong codes get 5 checks; the rest are refused unchecked', async () => {
+  it('50 parallel wrong codes: 5 refusals counted, the rest meet the lock (429)', async () => {
     const { id, otpOnly, totp } = await enrolledUser();
     const wrong = wrongCode(totp);
     const answers = await Promise.all(Array.from({ length: 50 }, () => post('/v1/auth/totp/step-up', { code: wrong }, otpOnly)));

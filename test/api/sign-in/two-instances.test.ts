@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
+import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -279,7 +280,34 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     expect(finished.map((r) => r.statusCode).sort()).toEqual([200, 400]);
   });
 
-  it('50 parallel wrong TOTP codes over both instances get 5 checks, then TOTP is locked — also for the right code', async () => {
+  it('a right TOTP code racing 4 wrong ones over both instances: accepted, and no lock-out, as if they had come one by one', async () => {
+    await freshDay();
+    const first = await challenge(apps[0], 'user4@two.test');
+    const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
+    const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+    const userId = String(decodeJwt(token).sub);
+    const locks = async () => {
+      for (const app of apps) await app.securityEvents.flush();
+      return (await (databases[0] as Database).db.selectFrom('audit_logs').select('_id').where('action', '=', 'totp_locked').where('actor_id', '=', userId).execute()).length;
+    };
+    for (let round = 0; round < 6; round += 1) {
+      // Four refused codes are free (docs/end-users.md, "Lock-out after wrong codes"): a run starts from none.
+      await (databases[0] as Database).db.updateTable('user_totp').set({ failed_tries: 0, locked_until: 0 }).where('user_id', '=', userId).execute();
+      offset += 30_000;
+      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
+      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      const codes = Array.from({ length: 5 }, (_, i) => (i === round % 5 ? totp.generate({ timestamp: now() }) : wrong));
+      const before = await locks();
+      const answers = await Promise.all(codes.map((code, i) => request(apps[i % 2] as App, '/v1/auth/totp/step-up', { code }, token)));
+      // In any order of them, the right code is at most the fifth try: it is accepted and ends the run of refusals.
+      expect(answers.map((a) => a.statusCode).sort(), answers.map((a) => a.body).join('\n')).toEqual([200, 400, 400, 400, 400]);
+      expect(await locks(), 'no lock-out was engaged').toBe(before);
+    }
+  });
+
+  it('50 parallel wrong TOTP codes over both instances: 5 refusals counted, then TOTP is locked — also for the right code', async () => {
     await freshDay();
     const first = await challenge(apps[0], 'user7@two.test');
     const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
