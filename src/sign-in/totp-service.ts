@@ -1,7 +1,7 @@
 import { Secret } from 'otpauth';
 import type { TOTP } from 'otpauth';
 import type { ExpressionBuilder } from 'kysely';
-import type { Database, Tables } from '../db/dialect.js';
+import type { Database, Db, Tables } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -126,29 +126,57 @@ export class TotpService {
     }
     const user = await this.deps.users.get(challenge.user_id);
     const subject = { userId: challenge.user_id, tenantId: user?.tenantId ?? null };
-    /** A refusal: its try of the mfa_token, taken now, and its events; false if the token died meanwhile. */
-    const refused = async (reason: RefusalReason, lockTry?: Try): Promise<boolean> => {
-      const tried = await db
+    /** A refusal's try of the mfa_token, on `executor`: the count it reached, or undefined if the token died meanwhile. */
+    const mfaTry = async (executor: Db): Promise<number | undefined> => {
+      const tried = await executor
         .updateTable('mfa_challenges')
         .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
         .where((eb) => liveMfaChallenge(eb, tokenHash, now))
         .returning('attempts')
         .executeTakeFirst();
-      if (!tried) {
-        await this.refusedChallenge(context, tokenHash, now);
-        return false;
-      }
-      const attempts = Number(tried.attempts);
+      return tried ? Number(tried.attempts) : undefined;
+    };
+    const refusalEvents = async (reason: RefusalReason, attempts: number, lockTry?: Try) => {
       await this.events('sign_in_failed', context, subject, { step: 'totp', reason, attempts });
       if (attempts >= otpPolicy.maxAttempts) await this.events('sign_in_locked', context, subject, { step: 'totp', attempts });
       if (user && lockTry) await this.lockEngaged(context, user, 'verify', lockTry);
+    };
+    /** A refusal that takes no try of the lock-out: its try of the mfa_token and its events; false if the token died meanwhile. */
+    const refused = async (reason: RefusalReason): Promise<boolean> => {
+      const attempts = await mfaTry(db);
+      if (attempts === undefined) {
+        await this.refusedChallenge(context, tokenHash, now);
+        return false;
+      }
+      await refusalEvents(reason, attempts);
       return true;
     };
-    /** A refused TOTP code's try of the lock-out (none for a recovery code), then its refusal: 400, or 429 if TOTP is locked. */
+    /**
+     * A refused code: its try of the lock-out (none for a recovery code) and of the
+     * mfa_token in one transaction, in the order an accepted code takes them (the TOTP row,
+     * then the challenge), so both count or, if the token died meanwhile, neither. 400, or
+     * 429 if refusals racing it locked TOTP first.
+     */
     const refuseCode = async (reason: RefusalReason, recovery: boolean): Promise<ApiError> => {
-      const lockTry = recovery || !user ? undefined : await this.countTry(user.userId, now);
-      if (lockTry && 'lockedUntil' in lockTry) return (await refused('totp_locked')) ? totpLocked(lockTry.lockedUntil, now) : deadToken();
-      return (await refused(reason, lockTry)) ? invalidGrant() : deadToken();
+      const decided = await refusable(() =>
+        db.transaction().execute(async (trx) => {
+          const lockTry = recovery || !user ? undefined : await this.countTry(user.userId, now, trx);
+          const attempts = await mfaTry(trx);
+          if (attempts === undefined) throw new Refusal('used');
+          return { lockTry, attempts };
+        }),
+      );
+      if (decided instanceof Refusal) {
+        await this.refusedChallenge(context, tokenHash, now);
+        return deadToken();
+      }
+      const { lockTry, attempts } = decided;
+      if (lockTry && 'lockedUntil' in lockTry) {
+        await refusalEvents('totp_locked', attempts);
+        return totpLocked(lockTry.lockedUntil, now);
+      }
+      await refusalEvents(reason, attempts, lockTry);
+      return invalidGrant();
     };
     const row = await db.selectFrom('user_totp').selectAll().where('user_id', '=', challenge.user_id).executeTakeFirst();
     if (!user?.active || !row || row.enabled !== 1) throw (await refused('user_inactive')) ? invalidGrant() : deadToken();
@@ -331,9 +359,9 @@ export class TotpService {
    * by one: at most five refusals before the lock, and no lock engaged by refusals that
    * came after an accepted code.
    */
-  private async countTry(userId: string, now: number): Promise<Try> {
+  private async countTry(userId: string, now: number, executor: Db = this.deps.database.db): Promise<Try> {
     const lockedUntil = lockedUntilAfterTry(now);
-    const counted = await this.deps.database.db
+    const counted = await executor
       .updateTable('user_totp')
       .set((eb) => ({ failed_tries: eb('failed_tries', '+', 1), locked_until: lockedUntil }))
       .where('user_id', '=', userId)
@@ -341,7 +369,7 @@ export class TotpService {
       .returning('failed_tries')
       .executeTakeFirst();
     if (counted) return { failures: Number(counted.failed_tries) };
-    const row = await this.deps.database.db.selectFrom('user_totp').select('locked_until').where('user_id', '=', userId).executeTakeFirst();
+    const row = await executor.selectFrom('user_totp').select('locked_until').where('user_id', '=', userId).executeTakeFirst();
     // No row (removed meanwhile): nothing to lock; the caller's own check refuses the code.
     return row ? { lockedUntil: Number(row.locked_until) } : { failures: 0 };
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import type { App } from '../../../src/app.js';
@@ -36,6 +37,8 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   let sms: Receiver;
   let dataDir: string;
   let tenant: string;
+  let config: ReturnType<typeof loadConfig>;
+  let keys: SigningKeyStore;
   let offset = 0;
   const now = () => Date.now() + offset;
   const phoneOf = (i: number) => `+491510000${String(i).padStart(4, '0')}`;
@@ -43,7 +46,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   beforeAll(async () => {
     [smtp, sms] = await Promise.all([startSmtp(), startSmsReceiver()]);
     dataDir = mkdtempSync(join(tmpdir(), 'booking-sign-in-'));
-    const config = loadConfig({
+    config = loadConfig({
       DATA_DIR: dataDir,
       PUBLIC_URL: 'http://api.test',
       LOG_LEVEL: 'silent',
@@ -57,7 +60,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     const open = () => (dialect === 'postgres' ? openPostgres({ connectionString: url, poolSize: 10, statementTimeoutMs: 5000 }) : openSqlite(url));
     databases = [open(), open()];
     await migrateToLatest(databases[0] as Database);
-    const keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+    keys = await SigningKeyStore.open({ file: join(dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
     apps = [
       await buildApp(config, { database: databases[0] as Database, keys, logger: false, clock: { now } }),
       await buildApp(config, { database: databases[1] as Database, keys, logger: false, clock: { now } }),
@@ -304,6 +307,53 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
       // In any order of them, the right code is at most the fifth try: it is accepted and ends the run of refusals.
       expect(answers.map((a) => a.statusCode).sort(), answers.map((a) => a.body).join('\n')).toEqual([200, 400, 400, 400, 400]);
       expect(await locks(), 'no lock-out was engaged').toBe(before);
+    }
+    // The same race at the sign-in's second factor, on one mfa_token: the right code spends it
+    // (4 wrong ones cannot use up its 5 tries); wrong ones before it were counted, and it
+    // reset the count; wrong ones after it met a spent token and count nothing.
+    for (let round = 0; round < 5; round += 1) {
+      await (databases[0] as Database).db.updateTable('user_totp').set({ failed_tries: 0, locked_until: 0 }).where('user_id', '=', userId).execute();
+      await freshDay();
+      const otp = await challenge(apps[round % 2] as App, 'user4@two.test');
+      const mfaToken = String((await verify(apps[round % 2] as App, otp.id, otp.code)).json().mfa_token);
+      offset += 30_000;
+      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
+      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      const codes = Array.from({ length: 5 }, (_, i) => (i === round ? totp.generate({ timestamp: now() }) : wrong));
+      const answers = await Promise.all(codes.map((code, i) => request(apps[i % 2] as App, '/v1/auth/totp/verify', { mfa_token: mfaToken, code })));
+      expect(answers.map((a) => a.statusCode).sort(), answers.map((a) => a.body).join('\n')).toEqual([200, 400, 400, 400, 400]);
+      const row = await (databases[1] as Database).db.selectFrom('user_totp').select(['failed_tries', 'locked_until']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+      expect({ failed_tries: Number(row.failed_tries), locked_until: Number(row.locked_until) }, 'the accepted code ended the run of refusals').toEqual({ failed_tries: 0, locked_until: 0 });
+    }
+    // A wrong code that read the mfa_token live, decided after another request spent it: it
+    // comes after that one, so it meets a spent token and counts nothing, not even a try of
+    // the lock-out (both tries are one transaction).
+    await freshDay();
+    const otp = await challenge(apps[0], 'user4@two.test');
+    const mfaToken = String((await verify(apps[0], otp.id, otp.code)).json().mfa_token);
+    let spent: Promise<unknown> | undefined;
+    const spendAfterTotpRead: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        // The first read of the user's TOTP row: the code is about to be checked and decided.
+        if (!spent && result.rows.some((row) => 'recovery_codes' in row)) {
+          spent = (databases[0] as Database).db.updateTable('mfa_challenges').set({ used_at: now() }).where('used_at', 'is', null).where('user_id', '=', userId).execute();
+          await spent;
+        }
+        return result;
+      },
+    };
+    const racing = await buildApp(config, { database: { ...(databases[1] as Database), db: (databases[1] as Database).db.withPlugin(spendAfterTotpRead) }, keys, logger: false, clock: { now } });
+    try {
+      offset += 30_000;
+      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
+      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      expectProblem(await request(racing, '/v1/auth/totp/verify', { mfa_token: mfaToken, code: wrong }), 400, 'invalid_grant');
+      expect(spent).toBeDefined();
+      const row = await (databases[0] as Database).db.selectFrom('user_totp').select('failed_tries').where('user_id', '=', userId).executeTakeFirstOrThrow();
+      expect(Number(row.failed_tries), 'a refusal after the token was spent took no try of the lock-out').toBe(0);
+    } finally {
+      await racing.server.close();
     }
   });
 
