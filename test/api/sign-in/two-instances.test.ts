@@ -116,6 +116,22 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     offset += 61_000;
   };
 
+  /** Signs `email` in with a one-time code and turns TOTP on: the session's token and the user's authenticator. */
+  async function enrolledTotp(email: string): Promise<{ token: string; totp: TOTP }> {
+    const first = await challenge(apps[0], email);
+    const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
+    const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+    return { token, totp };
+  }
+
+  /** A code that none of the steps `totp` accepts now (t−1, t, t+1) matches. */
+  function wrongTotp(totp: TOTP): string {
+    const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
+    return ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+  }
+
   /** An e-mail challenge for `email` started on `app`, and its code. */
   async function challenge(app: App, email: string, channel: 'email' | 'sms' = 'email', destination = email): Promise<{ id: string; code: string }> {
     const receiver = channel === 'email' ? smtp : sms;
@@ -285,11 +301,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
 
   it('a right TOTP code racing 4 wrong ones over both instances: accepted, and no lock-out, as if they had come one by one', async () => {
     await freshDay();
-    const first = await challenge(apps[0], 'user4@two.test');
-    const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
-    const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
-    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
-    expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+    const { token, totp } = await enrolledTotp('user4@two.test');
     const userId = String(decodeJwt(token).sub);
     const locks = async () => {
       for (const app of apps) await app.securityEvents.flush();
@@ -299,8 +311,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
       // Four refused codes are free (docs/end-users.md, "Lock-out after wrong codes"): a run starts from none.
       await (databases[0] as Database).db.updateTable('user_totp').set({ failed_tries: 0, locked_until: 0 }).where('user_id', '=', userId).execute();
       offset += 30_000;
-      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
-      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      const wrong = wrongTotp(totp);
       const codes = Array.from({ length: 5 }, (_, i) => (i === round % 5 ? totp.generate({ timestamp: now() }) : wrong));
       const before = await locks();
       const answers = await Promise.all(codes.map((code, i) => request(apps[i % 2] as App, '/v1/auth/totp/step-up', { code }, token)));
@@ -317,8 +328,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
       const otp = await challenge(apps[round % 2] as App, 'user4@two.test');
       const mfaToken = String((await verify(apps[round % 2] as App, otp.id, otp.code)).json().mfa_token);
       offset += 30_000;
-      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
-      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      const wrong = wrongTotp(totp);
       const codes = Array.from({ length: 5 }, (_, i) => (i === round ? totp.generate({ timestamp: now() }) : wrong));
       const answers = await Promise.all(codes.map((code, i) => request(apps[i % 2] as App, '/v1/auth/totp/verify', { mfa_token: mfaToken, code })));
       expect(answers.map((a) => a.statusCode).sort(), answers.map((a) => a.body).join('\n')).toEqual([200, 400, 400, 400, 400]);
@@ -346,8 +356,7 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
     const racing = await buildApp(config, { database: { ...(databases[1] as Database), db: (databases[1] as Database).db.withPlugin(spendAfterTotpRead) }, keys, logger: false, clock: { now } });
     try {
       offset += 30_000;
-      const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
-      const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+      const wrong = wrongTotp(totp);
       expectProblem(await request(racing, '/v1/auth/totp/verify', { mfa_token: mfaToken, code: wrong }), 400, 'invalid_grant');
       expect(spent).toBeDefined();
       const row = await (databases[0] as Database).db.selectFrom('user_totp').select('failed_tries').where('user_id', '=', userId).executeTakeFirstOrThrow();
@@ -359,14 +368,9 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
 
   it('50 parallel wrong TOTP codes over both instances: 5 refusals counted, then TOTP is locked — also for the right code', async () => {
     await freshDay();
-    const first = await challenge(apps[0], 'user7@two.test');
-    const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
-    const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
-    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
-    expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
+    const { token, totp } = await enrolledTotp('user7@two.test');
     offset += 30_000;
-    const valid = new Set([-30_000, 0, 30_000].map((d) => totp.generate({ timestamp: now() + d })));
-    const wrong = ['000000', '111111', '222222', '333333'].find((code) => !valid.has(code)) ?? '444444';
+    const wrong = wrongTotp(totp);
     const guesses = await Promise.all(Array.from({ length: 50 }, (_, i) => request(apps[i % 2] as App, '/v1/auth/totp/step-up', { code: wrong }, token)));
     expect(guesses.filter((g) => g.statusCode === 400)).toHaveLength(5);
     for (const refused of guesses.filter((g) => g.statusCode !== 400)) expectProblem(refused, 429, 'rate_limited');
