@@ -3,6 +3,7 @@ import type { TOTP } from 'otpauth';
 import type { ExpressionBuilder } from 'kysely';
 import type { Database, Db, Tables } from '../db/dialect.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
+import { withRowLock } from '../db/row-lock.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
@@ -189,7 +190,7 @@ export class TotpService {
     const issued = await this.deps.tokens.issue(user, ['otp', 'totp']);
     const outcome = await refusable(() =>
       runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
-        const claimed = recovery ? await this.useRecoveryCode(unit, row, user, code) : await this.claimStep(unit, user, step ?? 0, { enabling: false });
+        const claimed = recovery ? await this.useRecoveryCode(unit, user, code) : await this.claimStep(unit, user, step ?? 0, { enabling: false });
         if (claimed !== 'accepted') throw new Refusal(claimed);
         const spent = await unit.trx
           .updateTable('mfa_challenges')
@@ -306,18 +307,22 @@ export class TotpService {
     return Number(claimed.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }
 
-  private async useRecoveryCode(unit: UnitOfWork, row: { recovery_codes: string }, user: UserState, code: string): Promise<Outcome> {
-    const hashes = JSON.parse(row.recovery_codes) as string[];
+  private async useRecoveryCode(unit: UnitOfWork, user: UserState, code: string): Promise<Outcome> {
+    // The list as it is now, locked: another sign-in spending another code of it meanwhile
+    // is no reason to refuse this one, and this one is spent once.
+    const current = await withRowLock(unit.trx.selectFrom('user_totp').select('recovery_codes').where('user_id', '=', user.userId), unit.dialect, 'update').executeTakeFirst();
+    if (!current) return 'replayed';
+    const hashes = JSON.parse(current.recovery_codes) as string[];
     const index = hashes.findIndex((hash) => this.deps.dataKey.verifyMac(hash, 'recovery', user.userId, code));
-    if (index < 0) return 'wrong_code';
+    if (index < 0) return 'replayed';
     const rest = JSON.stringify(hashes.filter((_, i) => i !== index));
-    // Compare-and-set on the list: two uses of one code cannot both win.
+    // Compare-and-set on the list (the lock makes it hold on PostgreSQL; SQLite writes one at a time).
     // A spent recovery code also lifts a TOTP lock-out and starts its count again.
     const used = await unit.trx
       .updateTable('user_totp')
       .set({ recovery_codes: rest, failed_tries: 0, locked_until: 0 })
       .where('user_id', '=', user.userId)
-      .where('recovery_codes', '=', row.recovery_codes)
+      .where('recovery_codes', '=', current.recovery_codes)
       .executeTakeFirst();
     return Number(used.numUpdatedRows) === 1 ? 'accepted' : 'replayed';
   }

@@ -117,13 +117,13 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
   };
 
   /** Signs `email` in with a one-time code and turns TOTP on: the session's token and the user's authenticator. */
-  async function enrolledTotp(email: string): Promise<{ token: string; totp: TOTP }> {
+  async function enrolledTotp(email: string): Promise<{ token: string; totp: TOTP; recoveryCodes: string[] }> {
     const first = await challenge(apps[0], email);
     const token = (await verify(apps[0], first.id, first.code)).json().access_token as string;
     const enrolled = await request(apps[1], '/v1/auth/totp/enroll', undefined, token);
     const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
     expect((await request(apps[0], '/v1/auth/totp/activate', { code: totp.generate({ timestamp: now() }) }, token)).statusCode).toBe(204);
-    return { token, totp };
+    return { token, totp, recoveryCodes: enrolled.json().recovery_codes as string[] };
   }
 
   /** A code that none of the steps `totp` accepts now (t−1, t, t+1) matches. */
@@ -363,6 +363,33 @@ describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectN
       expect(Number(row.failed_tries), 'a refusal after the token was spent took no try of the lock-out').toBe(0);
     } finally {
       await racing.server.close();
+    }
+  });
+
+  it('two sign-ins finished at once with two different recovery codes over both instances: both accepted, each code spent', async () => {
+    await freshDay();
+    const { recoveryCodes } = await enrolledTotp('user5@two.test');
+    for (let round = 0; round < 3; round += 1) {
+      // Three messages a round: the daily cap (3) starts again each time.
+      await freshDay();
+      const mfaTokens: string[] = [];
+      for (const app of apps) {
+        offset += 61_000;
+        const otp = await challenge(app, 'user5@two.test');
+        mfaTokens.push(String((await verify(app, otp.id, otp.code)).json().mfa_token));
+      }
+      const codes = recoveryCodes.slice(2 * round, 2 * round + 2);
+      const answers = await Promise.all(apps.map((app, i) => request(app, '/v1/auth/totp/verify', { mfa_token: mfaTokens[i], code: codes[i] })));
+      // One by one, each would be accepted: they are different codes on different tokens.
+      expect(
+        answers.map((a) => a.statusCode),
+        answers.map((a) => (a.statusCode === 200 ? 'a token' : a.body)).join('\n'),
+      ).toEqual([200, 200]);
+      // And each is spent.
+      offset += 61_000;
+      const otp = await challenge(apps[0], 'user5@two.test');
+      const again = String((await verify(apps[0], otp.id, otp.code)).json().mfa_token);
+      expectProblem(await request(apps[1], '/v1/auth/totp/verify', { mfa_token: again, code: codes[0] }), 400, 'invalid_grant');
     }
   });
 
