@@ -107,9 +107,9 @@ export class TotpService {
   /**
    * The second step of a sign-in: the `mfa_token` of `/v1/auth/otp/verify` and a TOTP (or
    * recovery) code. The code is checked first; a refusal then takes its try of the
-   * mfa_token (5 at most), and a TOTP code's refusal a try of the user's TOTP lock-out, each
-   * one conditional statement; an accepted code's claim, the token's try that spends it and
-   * the `recovery_code_used` and `sign_in` events are one transaction. A recovery code takes
+   * mfa_token (5 at most) and, for a TOTP code, a try of the user's TOTP lock-out, both in
+   * one transaction; an accepted code's claim, the token's try that spends it and the
+   * `recovery_code_used` and `sign_in` events are one transaction. A recovery code takes
    * no try of the lock-out and works while TOTP is locked (it is the way back in), and when
    * accepted it lifts the lock. Wrong recovery codes are bounded by the mfa_token's 5 tries
    * and by their 64 random bits.
