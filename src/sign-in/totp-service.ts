@@ -265,6 +265,9 @@ export class TotpService {
    */
   async reset(context: RequestContext, userId: string): Promise<void> {
     await runUnitOfWork(this.deps.database, this.deps.clock, context, async (unit) => {
+      // The TOTP row first, then the user's: the order activate and disable take them in,
+      // so a reset racing the user's own change waits for it instead of deadlocking.
+      await withRowLock(unit.trx.selectFrom('user_totp').select('user_id').where('user_id', '=', userId), unit.dialect, 'update').execute();
       const user = await unit.find(users, userId, { lock: 'update' });
       if (!user) throw notFound(users.name);
       const removed = await unit.trx.deleteFrom('user_totp').where('user_id', '=', userId).returning('enabled').executeTakeFirst();

@@ -1,10 +1,17 @@
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql, TableNode, UpdateQueryNode } from 'kysely';
+import type { KyselyPlugin } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleCapabilities } from '../../../src/actions/roles.js';
+import { buildApp } from '../../../src/app.js';
+import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { dialects } from '../../support/databases.js';
 import { createHarness } from '../../support/harness.js';
 import type { Harness } from '../../support/harness.js';
 import { codeIn, startSmtp, waitFor } from '../../support/mail-and-sms.js';
+import { eventually } from '../../support/poll.js';
 import { expectProblem } from '../../support/problem.js';
 import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
 
@@ -115,6 +122,52 @@ describe.each(dialects)('TOTP reset by an administrator on %s', (dialect) => {
     const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
     const activated = await h.request({ method: 'POST', url: '/v1/auth/totp/activate', token, body: { code: totp.generate({ timestamp: now() }) } });
     expect(activated.statusCode, activated.body).toBe(204);
+  });
+
+  // Row locks: SQLite writes one transaction at a time, so only PostgreSQL can interleave them.
+  it.runIf(dialect === 'postgres')('a reset racing the user’s own activation: one waits for the other, neither fails (one lock order)', async () => {
+    const guest = await user('guest');
+    const token = String((await firstFactor(guest.email)).access_token);
+    const enrolled = await h.request({ method: 'POST', url: '/v1/auth/totp/enroll', token });
+    const totp = new TOTP({ secret: Secret.fromBase32(String(enrolled.json().secret)), algorithm: 'SHA1', digits: 6, period: 30 });
+    // The activation has claimed its step (its TOTP row is locked) and is about to turn the
+    // user's flag on (the user's row): the reset starts right then, and the activation goes
+    // on once the reset waits for a lock.
+    let resetting: Promise<LightMyRequestResponse> | undefined;
+    const waitingBackends = async () =>
+      Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(h.database.db)).rows[0]?.n);
+    const totpUpdates = new Set<string>();
+    const resetMidActivation: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        if (UpdateQueryNode.is(node) && node.table && TableNode.is(node.table) && node.table.table.identifier.name === 'user_totp') totpUpdates.add(queryId.queryId);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        if (!resetting && totpUpdates.has(queryId.queryId) && result.numAffectedRows === 1n) {
+          resetting = reset(guest.id, resetter);
+          await eventually(waitingBackends, (n) => n > 0, 'the reset to wait for a row lock');
+        }
+        return result;
+      },
+    };
+    const keys = await SigningKeyStore.open({ file: join(h.config.dataDir, 'signing-keys.json') }, Math.floor(Date.now() / 1000));
+    const activating = await buildApp(h.config, { database: { ...h.database, db: h.database.db.withPlugin(resetMidActivation) }, keys, logger: false, clock: { now } });
+    try {
+      const activated = await activating.server.inject({
+        method: 'POST',
+        url: '/v1/auth/totp/activate',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ code: totp.generate({ timestamp: now() }) }),
+      });
+      expect(resetting, 'the reset was started mid-activation').toBeDefined();
+      const resetAnswer = await (resetting as Promise<LightMyRequestResponse>);
+      expect([activated.statusCode, resetAnswer.statusCode], `${activated.body} ${resetAnswer.body}`).toEqual([204, 204]);
+      // The reset came second: the enrolment it found active is gone.
+      expect(await totpRow(guest.id)).toBeUndefined();
+      expect((await trail(guest.id)).find((e) => e.action === 'totp_reset')?.new_values).toEqual({ enrolment: 'active' });
+    } finally {
+      await activating.server.close();
+    }
   });
 
   it('answers 204 and writes nothing when there is nothing to reset', async () => {
