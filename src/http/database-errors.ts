@@ -3,12 +3,16 @@ import { ApiError } from './errors.js';
 /**
  * Driver error codes that mean "the database is overloaded or busy", not "the request is
  * wrong" or "the code is broken": PostgreSQL's `query_canceled` (raised by
- * `statement_timeout`, which bounds `$regex` and runaway scans), its lock timeout, and
- * SQLite's busy / locked results once `busy_timeout` has run out.
+ * `statement_timeout`, which bounds `$regex` and runaway scans), its lock timeout, a
+ * transaction it aborted to break a deadlock or a serialisation conflict (rolled back
+ * whole, so a retry is safe; the private reason names it in the log), and SQLite's busy /
+ * locked results once `busy_timeout` has run out.
  */
 const transientCodes: ReadonlyMap<string, string> = new Map([
   ['57014', 'statement timeout'],
   ['55P03', 'lock timeout'],
+  ['40P01', 'deadlock detected'],
+  ['40001', 'serialization failure'],
   ['SQLITE_BUSY', 'database busy'],
   ['SQLITE_LOCKED', 'database locked'],
   ['SQLITE_REGEX_TIMEOUT', 'regex time budget exhausted'],

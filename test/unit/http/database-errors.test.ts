@@ -6,6 +6,8 @@ const withCode = (code: string, message = 'driver text with SQL') => Object.assi
 describe('fromDatabase', () => {
   it.each([
     ['57014', 'statement timeout'],
+    ['40P01', 'deadlock detected'],
+    ['40001', 'serialization failure'],
     ['SQLITE_BUSY', 'database busy'],
     ['57P01', 'database shutting down'],
     ['57P03', 'database not accepting connections yet'],
