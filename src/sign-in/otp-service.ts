@@ -61,6 +61,11 @@ export function challengeRefusal(row: { readonly used_at: unknown; readonly atte
   return Number(row.expires_at) <= now ? 'expired' : 'unknown';
 }
 
+/** A challenge row as read: whether it still takes tries at `now` (what {@link liveChallenge} asks in SQL). */
+export function takesTries(row: { readonly used_at: unknown; readonly attempts: unknown; readonly expires_at: unknown } | undefined, now: number): boolean {
+  return row !== undefined && row.used_at === null && Number(row.attempts) < otpPolicy.maxAttempts && Number(row.expires_at) > now;
+}
+
 /** Challenge `id` while it takes tries: unused, under the most tries, not expired at `now`. */
 function liveChallenge(eb: ExpressionBuilder<Tables, 'otp_challenges'>, id: string, now: number) {
   return eb.and([eb('_id', '=', id), eb('used_at', 'is', null), eb('attempts', '<', otpPolicy.maxAttempts), eb('expires_at', '>', now)]);
@@ -202,7 +207,7 @@ export class OtpService {
     const { db } = this.deps.database;
     const now = this.deps.clock.now();
     const row = await db.selectFrom('otp_challenges').select(['code_hash', 'user_id', 'tenant_id', 'channel', 'used_at', 'attempts', 'expires_at']).where('_id', '=', challengeId).executeTakeFirst();
-    if (!row || row.used_at !== null || Number(row.attempts) >= otpPolicy.maxAttempts || Number(row.expires_at) <= now) {
+    if (!row || !takesTries(row, now)) {
       await this.refusedChallenge(context, challengeId, now);
       throw invalidGrant();
     }

@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import type { RequestContext } from '../core/request-context.js';
 import { auditInUnit, userEvent } from '../security/security-events.js';
 import type { SecurityEvents, UserEventName } from '../security/security-events.js';
-import { challengeRefusal, invalidGrant, otpPolicy, Refusal, refusable } from './otp-service.js';
+import { challengeRefusal, invalidGrant, otpPolicy, Refusal, refusable, takesTries } from './otp-service.js';
 import type { RefusalReason } from './otp-service.js';
 import type { UserTokenResponse, UserTokens } from './user-tokens.js';
 import { matchingStep, recoveryCode, recoveryCodeCount, totpGenerator } from './totp-codes.js';
@@ -34,7 +34,7 @@ export interface Enrollment {
   readonly recovery_codes: readonly string[];
 }
 
-/** The mfa challenge of `tokenHash` while it takes tries: unused, under the most tries, not expired at `now`. */
+/** The mfa challenge of `tokenHash` while it takes tries: unused, under the most tries, not expired at `now` (as {@link takesTries} reads a row). */
 function liveMfaChallenge(eb: ExpressionBuilder<Tables, 'mfa_challenges'>, tokenHash: string, now: number) {
   return eb.and([eb('token_hash', '=', tokenHash), eb('used_at', 'is', null), eb('attempts', '<', otpPolicy.maxAttempts), eb('expires_at', '>', now)]);
 }
@@ -121,7 +121,7 @@ export class TotpService {
     const tokenHash = this.deps.dataKey.mac('mfa', token);
     const deadToken = () => invalidGrant('The mfa_token is wrong, expired or used up; sign in again');
     const challenge = await db.selectFrom('mfa_challenges').select(['user_id', 'attempts', 'used_at', 'expires_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
-    if (!challenge || challenge.used_at !== null || Number(challenge.attempts) >= otpPolicy.maxAttempts || Number(challenge.expires_at) <= now) {
+    if (!challenge || !takesTries(challenge, now)) {
       await this.refusedChallenge(context, tokenHash, now);
       throw deadToken();
     }
