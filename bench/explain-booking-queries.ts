@@ -128,7 +128,7 @@ try {
   });
   console.log(`${dialect.name}: ${seeded.bookings} catalogue bookings + ${contendedBookings} of one product`);
   const system = new ScopedQueries(database.db, dialect, asSystem());
-  const holdings = (productIds: readonly string[], from: number, to: number, queries = system) => holdingsQuery(queries, productIds, from - maxBookingMs, from, to).compile();
+  const holdings = (productIds: readonly string[], from: number, to: number, queries = system) => holdingsQuery(queries, productIds, from - maxBookingMs, from, to, from).compile();
   // The caller of a refused booking: a client of the tenant, as `readableConflicts` sees it.
   const scope = { nodeId: tenantId, level: 'tenant' as const, path: String(tenant.path) };
   const caller = new ScopedQueries(database.db, dialect, { actorType: 'client', actorId: 'explain', capabilities: new Set(), home: scope, scope, unrestricted: false });

@@ -11,6 +11,7 @@ import { exitAfterLogs, exitOnFatalError, logDestination } from './observability
 import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
+import { startOrderExpiryJob } from './selling/order-expiry.js';
 import { retentionRowCounts, retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
 import { keepPlannerStatisticsCurrent } from './db/planner-statistics.js';
 import { openSigningKeys } from './signing-key-source.js';
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     app.metrics.retentionAttempt(attempt.outcome, attempt.outcome === 'finished' ? retentionRowCounts(attempt.report) : {}, systemClock.now()),
   );
   const stopStatistics = keepPlannerStatisticsCurrent(database, log);
+  const stopOrderExpiry = startOrderExpiryJob(database, config.orderExpirySweepSeconds, systemClock, log);
   app.dispatcher.start();
 
   const connections = connectionDrain(app.server.server);
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       clearInterval(keyReload);
       connections.drain();
       // Stop listening first: a purge run still going must not keep the port accepting.
-      await Promise.all([app.server.close(), stopRetention(), stopStatistics(), app.dispatcher.stop()]);
+      await Promise.all([app.server.close(), stopRetention(), stopStatistics(), stopOrderExpiry(), app.dispatcher.stop()]);
       await database.close();
       await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'last spans not exported'));
       clearTimeout(timer);

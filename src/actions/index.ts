@@ -5,6 +5,8 @@ import { rotateClientKey } from './api-client-actions.js';
 import { availabilityActions } from './availability-actions.js';
 import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { oauthActions } from './oauth-actions.js';
+import { orderActions } from './order-actions.js';
+import { productRateActions } from './product-rate-actions.js';
 import { resourceActions } from './resource-actions.js';
 import { resetTotpAction, signInActions } from './sign-in-actions.js';
 import { webhookActions } from './webhook-actions.js';
@@ -21,6 +23,8 @@ export const actions: readonly ActionDef[] = Object.freeze([
   ...resources.flatMap(resourceActions),
   rotateClientKey,
   ...availabilityActions,
+  ...orderActions,
+  ...productRateActions,
   eraseUserAction,
   exportSubjectAction,
   previewRetentionAction,

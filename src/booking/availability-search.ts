@@ -37,6 +37,19 @@ export interface AvailabilityPage {
   readonly total: number;
 }
 
+/** A product free for the search, with the instants the range covers in its time zone. */
+export interface FreeProduct {
+  readonly row: Row;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Which free products the search lists: a domain above (selling) leaves out those it cannot
+ * sell for the range, before the page is cut, so totals and pages stay right.
+ */
+export type SearchFilter = (free: readonly FreeProduct[], quantity: number) => Promise<ReadonlySet<string>>;
+
 /**
  * `from`, `to`, `quantity` (default 1) and the products list query language.
  *
@@ -71,7 +84,7 @@ interface Candidate {
  * (…)`; a list of ids keeps both databases on the holdings index, where a subquery let
  * PostgreSQL scan the table).
  */
-export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch): Promise<AvailabilityPage> {
+export async function searchAvailability(queries: ScopedQueries, search: AvailabilitySearch, now: number, refused?: SearchFilter): Promise<AvailabilityPage> {
   const { list, range, quantity } = search;
   const candidates: Candidate[] = [];
   // Products share few zones: resolving a date costs a dozen zone readings, so once per zone.
@@ -82,17 +95,22 @@ export async function searchAvailability(queries: ScopedQueries, search: Availab
     if (!span) spans.set(zone, (span = { from: resolveBound(zone, range.from), to: resolveBound(zone, range.to) }));
     if (span.to > span.from) candidates.push({ row, id: String(row._id), ...span, lookback: lookbackOf(row) });
   }
-  const byProduct = await holdingsByProduct(queries, candidates);
+  const byProduct = await holdingsByProduct(queries, candidates, now);
   const available = new Map<string, number>();
-  const matching: Row[] = [];
-  for (const { row, id, from, to } of candidates) {
+  let matching: Candidate[] = [];
+  for (const candidate of candidates) {
+    const { row, id, from, to } = candidate;
     const free = Math.max(0, offeredUnits(row) - peakHeld(occupancy(byProduct.get(id) ?? []), from, to));
     if (free < quantity) continue;
-    matching.push(row);
+    matching.push(candidate);
     available.set(id, free);
   }
+  if (refused) {
+    const left = await refused(matching, quantity);
+    if (left.size > 0) matching = matching.filter((candidate) => !left.has(candidate.id));
+  }
   const offset = (list.page - 1) * list.perPage;
-  return { rows: matching.slice(offset, offset + list.perPage), available, total: matching.length };
+  return { rows: matching.slice(offset, offset + list.perPage).map((candidate) => candidate.row), available, total: matching.length };
 }
 
 /**
@@ -111,7 +129,7 @@ export function candidatesQuery(queries: ScopedQueries, list: ListQuery) {
 }
 
 /** The holdings of the candidates over the widest span any of them needs, by product. */
-async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Candidate[]): Promise<Map<string, Holding[]>> {
+async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Candidate[], now: number): Promise<Map<string, Holding[]>> {
   const byProduct = new Map<string, Holding[]>();
   if (candidates.length === 0) return byProduct;
   // A loop, not Math.min(...spread): thousands of candidates would overflow the call stack.
@@ -124,7 +142,7 @@ async function holdingsByProduct(queries: ScopedQueries, candidates: readonly Ca
   for (let start = 0; start < candidates.length; start += idsPerQuery) {
     const slice = candidates.slice(start, start + idsPerQuery);
     const spans = new Map(slice.map((c) => [c.id, c.lookback]));
-    for (const holding of await holdingsOf(queries.asSystem(), [...spans.keys()], from, to, spans)) {
+    for (const holding of await holdingsOf(queries.asSystem(), [...spans.keys()], from, to, now, spans)) {
       const held = byProduct.get(holding.productId);
       if (held) held.push(holding);
       else byProduct.set(holding.productId, [holding]);

@@ -59,7 +59,7 @@ export function offeredUnits(row: { readonly status?: unknown; readonly total_it
  *
  * @throws ApiError `validation_failed` (400), `not_found` (404)
  */
-export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString): Promise<ProductAvailability> {
+export async function productAvailability(queries: ScopedQueries, id: string, query: QueryString, now: number): Promise<ProductAvailability> {
   const granularity: Granularity = query.granularity === 'hour' ? 'hour' : 'day';
   const range = parseRange(query);
   const row = await queries.first(productWithSpan, [id]);
@@ -74,7 +74,7 @@ export async function productAvailability(queries: ScopedQueries, id: string, qu
   const bounds = [...slots.map((slot) => slot.start), slots[slots.length - 1]?.end ?? to];
   const first = bounds[0] ?? from;
   const last = bounds[bounds.length - 1] ?? to;
-  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last, new Map([[id, lookbackOf(row)]]))), bounds);
+  const peaks = slotPeaks(occupancy(await holdingsOf(queries.asSystem(), [id], first, last, now, new Map([[id, lookbackOf(row)]]))), bounds);
   const offered = offeredUnits(row);
   // A slot ends where the next begins: each boundary is formatted once.
   const iso = bounds.map((ms) => new Date(ms).toISOString());

@@ -24,12 +24,13 @@ export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
  * must describe the same bookings.
  */
 export const bookingHooks: ResourceHooks = {
-  updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition'],
+  updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition', 'managed_by_order'],
   async lock(hook, values) {
     if (typeof values.product_id === 'string') await lockedProduct(hook.unit, values.product_id);
   },
   async beforeCreate(hook, draft) {
     const booking = draft.values;
+    if (orderStatuses.includes(String(booking.status))) throw validationError([{ field: 'status', message: `${String(booking.status)} bookings are made by orders (POST /v1/orders)` }]);
     const period = bookingPeriod(booking);
     if (!period) return draft; // the generic range check answers 400
     const product = await lockedProduct(hook.unit, String(booking.product_id));
@@ -41,6 +42,7 @@ export const bookingHooks: ResourceHooks = {
     return draft;
   },
   async beforeUpdate(hook, merged, changes, previous) {
+    assertNotManaged(previous);
     if ('status' in changes) assertTransition(String(previous.status), String(merged.status));
     if (!holds(merged.status)) return;
     const period = bookingPeriod(merged);
@@ -54,7 +56,19 @@ export const bookingHooks: ResourceHooks = {
     assertBookable(hook.unit, product);
     await assertCapacity(hook.unit, Number(product.total_items), { bookingId: String(merged._id), productId: String(product._id), ...period, quantity: Number(merged.quantity) });
   },
+  async beforeDelete(_hook, record) {
+    assertNotManaged(record);
+  },
 };
+
+/** Statuses only an order gives its booking (docs/selling.md). */
+const orderStatuses: readonly string[] = ['held', 'expired'];
+
+/** A booking of an order changes only through its order (409 `managed_by_order`). */
+function assertNotManaged(booking: Readonly<Record<string, unknown>>): void {
+  if (typeof booking.order_id !== 'string') return;
+  throw new ApiError('managed_by_order', `The booking belongs to the order ${booking.order_id}: confirm, cancel or let it expire through /v1/orders`, { extensions: { order_id: booking.order_id } });
+}
 
 /** Lowering `total_items` must leave room for every unit bookings hold from now on. */
 export const productHooks: ResourceHooks = {
@@ -73,7 +87,7 @@ function holds(status: unknown): boolean {
 const locked = new WeakMap<UnitOfWork, Row>();
 
 /** The product in the caller's reach, locked for the rest of the transaction (read once per unit). */
-async function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
+export async function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
   const known = locked.get(unit);
   if (known && known._id === id) return known;
   const row = await unit.find(products, id, { lock: 'update' });
@@ -89,7 +103,7 @@ function periodOf(booking: Readonly<Record<string, unknown>>): { start: number; 
 }
 
 /** {@link periodOf} of a booking being written: `null` is left to the generic check; longer than 366 days → 400. */
-function bookingPeriod(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
+export function bookingPeriod(booking: Readonly<Record<string, unknown>>): { start: number; end: number } | null {
   const period = periodOf(booking);
   if (period && period.end - period.start > maxBookingMs) throw validationError([{ field: 'end_time', message: 'a booking lasts at most 366 days' }]);
   return period;
@@ -102,7 +116,7 @@ function holdsNoMore(period: { start: number; end: number }, quantity: number, p
 }
 
 /** A product in maintenance or retired takes no booking; an unpublished one none from end users. */
-function assertBookable(unit: UnitOfWork, product: Row): void {
+export function assertBookable(unit: UnitOfWork, product: Row): void {
   const status = String(product.status);
   if (closedStatuses.includes(status)) throw new ApiError('product_unavailable', `The product is ${status} and takes no new, moved or enlarged bookings`, { extensions: { product_status: status } });
   const endUser = unit.principal.ownRecordsOf !== undefined;

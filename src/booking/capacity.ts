@@ -27,7 +27,7 @@ export interface Claim {
  * so no other booking of the product can commit between this check and the write.
  */
 export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim: Claim): Promise<void> {
-  const others = (await holdingsOf(unit.asSystem(), [claim.productId], claim.start, claim.end)).filter((h) => h.id !== claim.bookingId);
+  const others = (await holdingsOf(unit.asSystem(), [claim.productId], claim.start, claim.end, unit.now)).filter((h) => h.id !== claim.bookingId);
   const peak = peakHeld(occupancy(others), claim.start, claim.end);
   if (peak + claim.quantity <= totalItems) {
     // Still under the product lock: later checks of this product look back at least this far.
@@ -45,7 +45,7 @@ export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim
  * from now on (409 `capacity_exceeded`; `conflicts` are the future bookings that hold units).
  */
 export async function assertFutureHoldings(unit: UnitOfWork, productId: string, totalItems: number): Promise<void> {
-  const future = await holdingsOf(unit.asSystem(), [productId], unit.now, endOfTime);
+  const future = await holdingsOf(unit.asSystem(), [productId], unit.now, endOfTime, unit.now);
   const peak = peakHeld(occupancy(future), unit.now, endOfTime);
   if (peak <= totalItems) return;
   throw new ApiError('capacity_exceeded', `Bookings hold up to ${peak} units of the product from now on; total_items cannot go below that`, {
@@ -64,7 +64,7 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
  */
 async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<string[]> {
   if (!hasCapability(unit.principal, readBookings)) return [];
-  const readable = await holdingsOf(unit, [claim.productId], from, to);
+  const readable = await holdingsOf(unit, [claim.productId], from, to, unit.now);
   return readable
     .filter((h) => h.id !== claim.bookingId)
     .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

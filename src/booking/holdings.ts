@@ -5,8 +5,22 @@ import type { Holding } from './occupancy.js';
 
 const bookings = getResource('bookings');
 
-/** Statuses whose bookings hold units (CONTRACT.md part 3: `cancelled` holds none). */
+/** Statuses whose bookings hold units for good (docs/bookings.md: `cancelled` and `expired` hold none). */
 export const holdingStatuses: readonly string[] = Object.freeze(['active', 'completed']);
+
+/** The status of an order's booking that holds its units only while its `expires_at` is in the future (docs/selling.md). */
+export const heldStatus = 'held';
+
+/**
+ * Whether a booking holds units at `now`: `active` and `completed` always, `held` while its
+ * `expires_at` is later than `now`. Time decides, not a sweep: an expired hold frees its units
+ * at that instant, whether or not the expiry sweep has recorded it yet.
+ */
+export function holdsUnits(status: unknown, expiresAt: unknown, now: number): boolean {
+  const value = String(status ?? 'active');
+  if (holdingStatuses.includes(value)) return true;
+  return value === heldStatus && typeof expiresAt === 'string' && Date.parse(expiresAt) > now;
+}
 
 /**
  * The bookings of `productIds` that hold units at some instant of `[from, to)`, of every
@@ -17,8 +31,9 @@ export const holdingStatuses: readonly string[] = Object.freeze(['active', 'comp
  * the product's history. Products with a recorded span share one query; those without
  * (no bookings, or loaded in bulk) look back the 366 days any booking may last. A caller
  * that read the spans with the products (`withLongestBooking`) passes them as `known`.
+ * `now` decides which `held` bookings still hold ({@link holdsUnits}): the caller's clock.
  */
-export async function holdingsOf(queries: ScopedQueries, productIds: readonly string[], from: number, to: number, known?: ReadonlyMap<string, number>): Promise<Holding[]> {
+export async function holdingsOf(queries: ScopedQueries, productIds: readonly string[], from: number, to: number, now: number, known?: ReadonlyMap<string, number>): Promise<Holding[]> {
   if (productIds.length === 0 || to <= from) return [];
   const spans = known ?? (await lookbacks(queries.connection, productIds));
   const recorded = productIds.filter((id) => (spans.get(id) ?? maxBookingMs) < maxBookingMs);
@@ -29,7 +44,7 @@ export async function holdingsOf(queries: ScopedQueries, productIds: readonly st
     { ids: unrecorded, lookback: maxBookingMs },
   ].filter((group) => group.ids.length > 0);
   const found: Holding[] = [];
-  for (const group of groups) found.push(...(await overlapping(queries, group.ids, from - group.lookback, from, to)));
+  for (const group of groups) found.push(...(await overlapping(queries, group.ids, from - group.lookback, from, to, now)));
   return found;
 }
 
@@ -38,16 +53,18 @@ export async function holdingsOf(queries: ScopedQueries, productIds: readonly st
  * capacity check read one product (a search's list of ids is built per call).
  */
 const oneProduct: QueryShape = {
-  values: 4,
-  build: (queries, [productId, earliestStart, from, to]) => rangeOf(queries, [productId], earliestStart, from, to),
+  values: 5,
+  build: (queries, [productId, earliestStart, from, to, now]) => rangeOf(queries, [productId], earliestStart, from, to, now),
 };
 
 /** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */
-async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number): Promise<Holding[]> {
+async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number, now: number): Promise<Holding[]> {
   const { dialect } = queries;
   const at = timestampOf(queries);
   const rows =
-    productIds.length === 1 ? await queries.rows(oneProduct, [productIds[0], at(earliestStart), at(from), at(to)]) : await holdingsQuery(queries, productIds, earliestStart, from, to).execute();
+    productIds.length === 1
+      ? await queries.rows(oneProduct, [productIds[0], at(earliestStart), at(from), at(to), at(now)])
+      : await holdingsQuery(queries, productIds, earliestStart, from, to, now).execute();
   return rows.map((row) => ({
     id: String(row._id),
     productId: String(row.product_id),
@@ -63,13 +80,13 @@ function timestampOf(queries: ScopedQueries): (ms: number) => unknown {
 }
 
 /** The one range of `bookings_holdings_idx` that {@link holdingsOf} reads (its plan is tested). */
-export function holdingsQuery(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number) {
+export function holdingsQuery(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number, now: number) {
   const at = timestampOf(queries);
-  return rangeOf(queries, productIds, at(earliestStart), at(from), at(to));
+  return rangeOf(queries, productIds, at(earliestStart), at(from), at(to), at(now));
 }
 
 /** {@link holdingsQuery} with its timestamps already encoded (or holes in their place). */
-function rangeOf(queries: ScopedQueries, productIds: readonly unknown[], earliestStart: unknown, from: unknown, to: unknown) {
+function rangeOf(queries: ScopedQueries, productIds: readonly unknown[], earliestStart: unknown, from: unknown, to: unknown, now: unknown) {
   return queries
     .scoped(bookings)
     .select(['_id', 'product_id', 'start_time', 'end_time', 'quantity'])
@@ -77,5 +94,5 @@ function rangeOf(queries: ScopedQueries, productIds: readonly unknown[], earlies
     .where('start_time', '>=', earliestStart as string)
     .where('start_time', '<', to as string)
     .where('end_time', '>', from as string)
-    .where('status', 'in', [...holdingStatuses]);
+    .where((eb) => eb.or([eb('status', 'in', [...holdingStatuses]), eb.and([eb('status', '=', heldStatus), eb('expires_at', '>', now as string)])]));
 }

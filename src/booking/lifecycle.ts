@@ -6,6 +6,9 @@ export const nextStatuses: Readonly<Record<string, readonly string[]>> = Object.
   // Reactivation takes units again, so it is checked against capacity like a new booking.
   cancelled: Object.freeze(['active']),
   completed: Object.freeze([]),
+  // Bookings of orders change only through their order (docs/selling.md), never through this table.
+  held: Object.freeze([]),
+  expired: Object.freeze([]),
 });
 
 /** Refuses a status change the lifecycle does not allow (409 `invalid_transition`, naming the allowed next states). */

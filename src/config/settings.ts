@@ -152,6 +152,18 @@ export const settings = {
     'Days after a tenant node is deleted before the retention job clears its `contact_email` and shreds the audit values sealed for it; 0 clears it on the next run.',
     integer('TENANT_CONTACT_RETENTION_DAYS', 30, 0, 36_500),
   ),
+  orderHoldSeconds: setting(
+    'ORDER_HOLD_SECONDS',
+    '900',
+    'How long a new order holds its units unpaid when its body names no `hold_seconds` (docs/selling.md).',
+    integer('ORDER_HOLD_SECONDS', 900, 60, 86_400),
+  ),
+  orderExpirySweepSeconds: setting(
+    'ORDER_EXPIRY_SWEEP_SECONDS',
+    '15',
+    'How often one instance marks orders past their hold `expired` and forgets expired quotes; 0 disables the sweep (holds still stop counting at `expires_at`).',
+    integer('ORDER_EXPIRY_SWEEP_SECONDS', 15, 0, 60),
+  ),
   auditPurgeIntervalMinutes: setting(
     'AUDIT_PURGE_INTERVAL_MINUTES',
     '60',

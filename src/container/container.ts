@@ -35,6 +35,7 @@ import { webhookQueue } from '../webhooks/webhook-queue.js';
 import { IncomingWebhooks } from '../webhooks/incoming.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { webhookHooks } from '../webhooks/webhook-hooks.js';
+import { orderHooks } from '../selling/order-hooks.js';
 import { resourceHooks } from './resource-hooks.js';
 
 /** What the container is built from: the storage, the signing keys and where services log. */
@@ -104,6 +105,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
   const hooks = resourceHooks({
     'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays }),
     webhooks: webhookHooks({ allowHttp: config.webhookAllowHttp, guard, dataKey }),
+    orders: orderHooks({ holdSeconds: config.orderHoldSeconds }),
   });
   const events = new SecurityEvents(database, clock, log);
   const messages = new MessageSender(config);

@@ -87,7 +87,13 @@ export class UnitOfWork extends ScopedQueries {
    * `event` replaces the outbox event type (e.g. `users.erased`). A resource without an
    * `update` operation (consents, changed only by erasure) has no `updated` event to send.
    */
-  async update(resource: ResourceDef, current: Row, previousEtag: string, changes: Readonly<Record<string, unknown>>, options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string } = {}): Promise<Written> {
+  async update(
+    resource: ResourceDef,
+    current: Row,
+    previousEtag: string,
+    changes: Readonly<Record<string, unknown>>,
+    options: { action?: string; audit?: { old: ApiRecord | null; new: ApiRecord | null }; event?: string; eventData?: Readonly<Record<string, unknown>> } = {},
+  ): Promise<Written> {
     const before = rowToRecord(resource, this.dialect, current);
     this.checkControl(resource, current, before);
     const merged: ApiRecord = { ...before, ...changes, updated_at: this.at };
@@ -100,8 +106,16 @@ export class UnitOfWork extends ScopedQueries {
     const changed = Object.keys(changes).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
     const audit = options.audit ?? { old: pick(before, changed), new: pick(after, changed) };
     const event = options.event ?? (resource.operations.includes('update') ? `${resource.name}.updated` : null);
-    await this.changed(resource, row, options.action ?? 'update', event, audit.old, audit.new);
+    await this.changed(resource, row, options.action ?? 'update', event, audit.old, audit.new, options.eventData);
     return { row, etag };
+  }
+
+  /**
+   * An event about a record that does not change it (a payment refused for its amount),
+   * audited under `action` with `details` as its new values, in this transaction.
+   */
+  async announce(resource: ResourceDef, row: Row, action: string, type: string, details: Readonly<Record<string, unknown>>): Promise<void> {
+    await this.changed(resource, row, action, type, null, { ...details }, details);
   }
 
   /** Soft-deletes a record read with `previousEtag`; the audit entry keeps the full snapshot, event `<resource>.deleted`. */
@@ -183,12 +197,12 @@ export class UnitOfWork extends ScopedQueries {
   }
 
   /** Audits a change of `row` and records its event `type` (none when `null`). */
-  private async changed(resource: ResourceDef, row: Row, action: string, type: string | null, oldValues: ApiRecord | null, newValues: ApiRecord | null): Promise<void> {
+  private async changed(resource: ResourceDef, row: Row, action: string, type: string | null, oldValues: ApiRecord | null, newValues: ApiRecord | null, eventData?: Readonly<Record<string, unknown>>): Promise<void> {
     const recordId = String(row._id);
     const tenantId = (row.tenant_id as string | null) ?? null;
     const subject = dataSubject(resource, row);
     const auditId = await this.audit({ category: 'data', action, resource: resource.name, recordId, tenantId, oldValues, newValues, subject });
-    if (type !== null) await appendOutbox(this.db, this.dialect, { type, resource: resource.name, recordId, tenantId, data: rowToRecord(resource, this.dialect, row), auditId }, this.now);
+    if (type !== null) await appendOutbox(this.db, this.dialect, { type, resource: resource.name, recordId, tenantId, data: { ...rowToRecord(resource, this.dialect, row), ...eventData }, auditId }, this.now);
   }
 }
 

@@ -25,6 +25,7 @@ import { idempotencyAnswerRecordsMigration } from './migrations/0021-idempotency
 import { totpLockoutMigration } from './migrations/0022-totp-lockout.js';
 import { randomEtagsMigration } from './migrations/0023-random-etags.js';
 import { webhookDeliveryClaimsMigration } from './migrations/0024-webhook-delivery-claims.js';
+import { sellingMigration } from './migrations/0025-selling.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -54,6 +55,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0022-totp-lockout': totpLockoutMigration(),
     '0023-random-etags': randomEtagsMigration(database.dialect),
     '0024-webhook-delivery-claims': webhookDeliveryClaimsMigration(database.dialect),
+    '0025-selling': sellingMigration(database.dialect),
   };
 }
 

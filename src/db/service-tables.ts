@@ -158,6 +158,15 @@ export interface ServiceTables {
     detail: string | null;
     received_at: number;
   };
+  quotes: {
+    /** The opaque `quote_id` handed to the caller. */
+    quote_id: string;
+    tenant_id: string | null;
+    /** The quote as answered (JSON): product, times, quantity, currency, periods, lines, total. */
+    body: string;
+    /** Epoch milliseconds: the quote is refused (`expired`) from then on, and purged. */
+    expires_at: number;
+  };
   job_leases: {
     job: string;
     holder: string;

@@ -6,6 +6,8 @@ import { availabilityHandlers } from './availability-handlers.js';
 import { gdprHandlers } from './gdpr-handlers.js';
 import type { Handler, Handlers } from './handler.js';
 import { oauthHandlers } from './oauth-handlers.js';
+import { createOrder, orderHandlers } from './order-handlers.js';
+import { productRateHandlers } from './product-rate-handlers.js';
 import { resourceHandlers } from './resource-handlers.js';
 import { signInHandlers } from './sign-in-handlers.js';
 import { webhookHandlers } from './webhook-handlers.js';
@@ -32,7 +34,23 @@ export function handlerTable(declared: readonly Pick<ActionDef, 'resource' | 'na
 }
 
 /** Every handler, checked against the declared actions at import. */
-export const handlers = handlerTable(actions, [...resources.map(resourceHandlers), apiClientHandlers, availabilityHandlers, gdprHandlers, webhookHandlers, signInHandlers, oauthHandlers]);
+export const handlers = handlerTable(actions, [
+  ...resources.map(crudHandlers),
+  orderHandlers,
+  apiClientHandlers,
+  availabilityHandlers,
+  productRateHandlers,
+  gdprHandlers,
+  webhookHandlers,
+  signInHandlers,
+  oauthHandlers,
+]);
+
+/** A resource's collection handlers; an order's create also answers the deprecation of an unpriced order (docs/selling.md). */
+function crudHandlers(resource: (typeof resources)[number]): Handlers {
+  const generic = resourceHandlers(resource);
+  return resource.name === 'orders' ? { ...generic, 'orders.create': createOrder } : generic;
+}
 
 /** The handler of a declared action. */
 export function handlerOf(action: Pick<ActionDef, 'resource' | 'name'>): Handler {

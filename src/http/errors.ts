@@ -36,6 +36,12 @@ export type ErrorCode =
   | 'capacity_exceeded'
   | 'product_unavailable'
   | 'invalid_transition'
+  | 'managed_by_order'
+  | 'not_for_sale'
+  | 'stay_restricted'
+  | 'rate_overlap'
+  | 'currency_mismatch'
+  | 'invalid_quote'
   | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -70,6 +76,12 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   capacity_exceeded: { status: 409, title: 'Not enough units of the product are free for this booking' },
   product_unavailable: { status: 409, title: 'The product takes no new bookings' },
   invalid_transition: { status: 409, title: 'The record cannot change to this status' },
+  managed_by_order: { status: 409, title: 'The booking belongs to an order and changes only through it' },
+  not_for_sale: { status: 409, title: 'The product has no price: it cannot be quoted or ordered' },
+  stay_restricted: { status: 409, title: "The product's rates do not allow this stay" },
+  rate_overlap: { status: 409, title: 'Another rate of the product covers some of these dates' },
+  currency_mismatch: { status: 409, title: "The currency differs from the product's" },
+  invalid_quote: { status: 400, title: 'The quote is expired or not valid here' },
   precondition_failed: { status: 412, title: 'The ETag does not match the current record' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },

@@ -74,6 +74,8 @@ export interface FieldDef {
    * (`hideFields`, `src/derive/field-access.ts`).
    */
   readonly valuesOf?: string;
+  /** `object` fields only: the JSON Schema of the value when it is not a free object (an order's `lines`, an array). */
+  readonly shape?: Readonly<Record<string, unknown>>;
   /** What erasure does to this field; the default derives from `gdpr` (`src/derive/erasure.ts`). */
   readonly erasure?: ErasureAction;
 }
@@ -105,7 +107,9 @@ export type ResourceName =
   /** A sub-collection (`/v1/webhooks/{id}/deliveries`): described like a resource for its list query language, not one of the 13. */
   | 'webhook-deliveries'
   /** The attempts of one delivery (`/v1/webhooks/{id}/deliveries/{delivery_id}/attempts`), a sub-collection likewise. */
-  | 'webhook-delivery-attempts';
+  | 'webhook-delivery-attempts'
+  /** The rates of a product (`/v1/products/{id}/rates`), a sub-collection likewise. */
+  | 'product-rates';
 
 export interface ResourceSpec {
   /** Path segment under `/v1` and capability prefix. */

@@ -49,6 +49,11 @@ export class ResourceService {
     return this.hooks[resource]?.updateConflicts ?? [];
   }
 
+  /** The service's clock (ms since the epoch): reads decide with it what a `held` booking still holds. */
+  now(): number {
+    return this.clock.now();
+  }
+
   /** Scoped queries for a principal outside any transaction (reads). */
   queries(principal: Principal): ScopedQueries {
     return new ScopedQueries(this.database.db, this.database.dialect, principal);
@@ -124,9 +129,26 @@ export class ResourceService {
       await checkReferences(unit, resource, changes);
       checkTimeRange(merged);
       if (hooks.beforeUpdate) await hooks.beforeUpdate(hook, merged, changes, current);
-      const written = await unit.update(resource, row, previous, changes);
+      const event = hooks.updateEvent?.(merged, changes, current);
+      const written = await unit.update(resource, row, previous, changes, event === undefined ? {} : { event });
       await this.written(unit, resource, id);
       return { record: await this.present(resource, context.principal, written.row, unit), etag: written.etag };
+    });
+  }
+
+  /**
+   * A sub-operation on one record (an order's confirm): locks it, checks `If-Match` like an
+   * update, runs `work` in the same unit of work, and answers the record as it then stands.
+   */
+  async act(context: RequestContext, resource: ResourceDef, id: string, ifMatch: string | undefined, work: (unit: UnitOfWork, row: Row) => Promise<void>): Promise<Versioned> {
+    return this.work(context, async (unit) => {
+      const row = await unit.find(resource, id, { lock: 'update' });
+      if (!row) throw notFound(resource.name);
+      matchEtag(requireIfMatch(ifMatch), row.etag);
+      await work(unit, row);
+      const after = (await unit.find(resource, id)) ?? row;
+      await this.written(unit, resource, id);
+      return { record: await this.present(resource, context.principal, after, unit), etag: String(after.etag) };
     });
   }
 

@@ -7,6 +7,12 @@ export const eventNames: readonly string[] = Object.freeze(
   [
     ...resources.flatMap((resource) => (Object.keys(verbs) as (keyof typeof verbs)[]).filter((op) => resource.operations.includes(op)).map((op) => `${resource.name}.${verbs[op]}`)),
     'users.erased',
+    // docs/selling.md "Events"
+    'orders.confirmed',
+    'orders.payment_mismatch',
+    'orders.refund_required',
+    'orders.cancelled',
+    'orders.expired',
     'ping',
   ].sort(),
 );

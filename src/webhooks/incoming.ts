@@ -16,6 +16,9 @@ import { checkValue } from '../actions/input-schemas.js';
 import { incomingEventSchemas } from '../actions/incoming-event-schemas.js';
 import type { IncomingScheme } from '../actions/incoming-event-schemas.js';
 import { signatureHeader } from './signature.js';
+import { fromMinor, isCurrency } from '../selling/money.js';
+import { settleOrder } from '../selling/order-payment.js';
+import type { Payment } from '../selling/order-payment.js';
 
 const webhooks = getResource('webhooks');
 const orders = getResource('orders');
@@ -31,6 +34,8 @@ interface SignedEvent {
   readonly type: string;
   /** The order the event pays for, if it is a payment event. */
   readonly orderId: string | undefined;
+  /** The money it reports (docs/selling.md "Payment"). */
+  readonly payment: Payment;
 }
 
 function one(headers: Headers, name: string): string | undefined {
@@ -100,7 +105,8 @@ function standardWebhooks(secret: string, headers: Headers, body: string, nowSec
   if (!candidates.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
   const payload = parseEvent('standard-webhooks', body);
   const data = payload.data as Record<string, unknown> | undefined;
-  return { id, type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof data?.order_id === 'string' ? data.order_id : undefined };
+  const payment = { amount: typeof data?.amount === 'number' ? data.amount : undefined, currency: typeof data?.currency === 'string' ? data.currency : undefined };
+  return { id, type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof data?.order_id === 'string' ? data.order_id : undefined, payment };
 }
 
 /** Stripe: `Stripe-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]`. */
@@ -114,9 +120,21 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
   const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   if (!signatures.some((candidate) => sameText(candidate, expected))) throw unauthorized('No signature matches');
   const payload = parseEvent('stripe', body);
-  const object = (payload.data as { object?: { metadata?: Record<string, unknown> } } | undefined)?.object;
+  const object = (payload.data as { object?: Record<string, unknown> & { metadata?: Record<string, unknown> } } | undefined)?.object;
   const orderId = object?.metadata?.order_id;
-  return { id: String(payload.id), type: typeof payload.type === 'string' ? payload.type : '', orderId: typeof orderId === 'string' ? orderId : undefined };
+  const type = typeof payload.type === 'string' ? payload.type : '';
+  return { id: String(payload.id), type, orderId: typeof orderId === 'string' ? orderId : undefined, payment: stripePayment(type, object) };
+}
+
+/**
+ * The money of a Stripe payment event: `amount_received` of a PaymentIntent or `amount_total`
+ * of a Checkout Session, in the currency's minor units, with its lower-case `currency`.
+ */
+function stripePayment(type: string, object: Record<string, unknown> | undefined): Payment {
+  const minor = type === 'checkout.session.completed' ? object?.amount_total : object?.amount_received;
+  const currency = typeof object?.currency === 'string' ? object.currency.toUpperCase() : undefined;
+  if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0 || currency === undefined || !isCurrency(currency)) return { amount: undefined, currency };
+  return { amount: fromMinor(BigInt(minor), currency), currency };
 }
 
 /** The try-lock a delivery of an event holds while its transaction runs: a repeat meanwhile is a 409. */
@@ -218,16 +236,14 @@ export class IncomingWebhooks {
     return Number(taken.numUpdatedRows) === 1;
   }
 
-  /** What the event does: a payment confirms the order (audited in the same transaction); anything else is recorded and ignored. */
+  /** What the event does: a payment settles the order (docs/selling.md "Payment", in the same transaction); anything else is recorded and ignored. */
   private async apply(unit: UnitOfWork, hook: Record<string, unknown>, event: SignedEvent): Promise<{ outcome: string; detail: string | null }> {
     if (!paymentTypes[String(hook.scheme)]?.has(event.type)) return { outcome: 'ignored', detail: `no effect for ${event.type.slice(0, 80)}` };
     if (!event.orderId) return { outcome: 'failed', detail: 'the event names no order (metadata.order_id / data.order_id)' };
     const orderId = event.orderId;
     const order = await unit.find(orders, orderId, { lock: 'update' });
     if (!order) return { outcome: 'failed', detail: `no order ${orderId.slice(0, 60)} in this webhook's tenant` };
-    if (order.status === 'confirmed') return { outcome: 'ignored', detail: 'order already confirmed' };
-    await unit.update(orders, order, String(order.etag), { status: 'confirmed' }, { action: 'update' });
-    return { outcome: 'applied', detail: `order ${orderId} confirmed` };
+    return settleOrder(unit, order, event.payment);
   }
 
   /** The events a webhook received, newest first (tenant-scoped like the webhook). */

@@ -42,6 +42,8 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
       return { resource: 'products', record_id: parents.productId, reason: 'case 2026-17' };
     case 'retention-policies':
       return { category: 'data', retention_days: 30 };
+    case 'product-rates':
+      return { from: '2026-12-01', to: '2026-12-08', price: 90 };
     case 'audit-logs':
     case 'webhook-deliveries':
     case 'webhook-delivery-attempts':
@@ -64,6 +66,7 @@ export function patchBody(resource: ResourceName): Record<string, unknown> {
     consents: { source: 'web' },
     'legal-holds': { reason: 'changed' },
     'retention-policies': { retention_days: 10 },
+    'product-rates': { price: 95 },
   };
   if (resource === 'audit-logs' || resource === 'webhook-deliveries' || resource === 'webhook-delivery-attempts') throw new Error(`${resource} are read-only`);
   return bodies[resource];

@@ -1,7 +1,7 @@
 import { getResource } from '../../registry/index.js';
 import { listParameters } from './list-parameters.js';
 import { queryParameters } from './query-parameters.js';
-import { schemaName } from './resource-schemas.js';
+import { resourceSchemas, schemaName } from './resource-schemas.js';
 import { ref } from './types.js';
 import type { OpenApiObject, Schema } from './types.js';
 
@@ -75,12 +75,30 @@ export const productAvailabilitySchema: Schema = {
 
 const availableProperty = { type: 'integer', minimum: 0, description: 'The fewest units free at any instant of the range (0 in maintenance or retired).' };
 
-/** The answer of `GET /v1/availability`: a products list page whose items carry `available`. */
+/** What a search item's `price` is: the stay's price, not the product's unit price (docs/selling.md "Quotes"). */
+const stayPriceProperty = {
+  type: ['object', 'null'],
+  description: 'What the stay costs at `quantity` units over the range, as an order would charge it; null for a product without a price.',
+  properties: { total: { type: 'number' }, currency: { type: 'string' } },
+  required: ['total', 'currency'],
+};
+
+/** A products list item whose `price` is the stay's, with `available`. */
+function searchItem(): Schema {
+  const listItem = resourceSchemas(products)[schemaName(products, 'ListItem')] as Schema;
+  return {
+    ...listItem,
+    properties: { ...(listItem.properties as object), price: stayPriceProperty, available: availableProperty },
+    required: ['_id', 'available', 'price'],
+  };
+}
+
+/** The answer of `GET /v1/availability`: a products list page whose items carry `available` and the stay's `price`. */
 export const searchSchema: Schema = {
   type: 'object',
   description: 'One page of products free for the range.',
   properties: {
-    items: { type: 'array', items: { allOf: [ref('schemas', schemaName(products, 'ListItem')), { type: 'object', properties: { available: availableProperty }, required: ['available'] }] } },
+    items: { type: 'array', items: searchItem() },
     total: { type: 'integer', minimum: 0, description: 'Number of matching products.' },
     page: { type: 'integer', minimum: 1 },
     per_page: { type: 'integer', minimum: 1, maximum: 100 },
@@ -90,6 +108,7 @@ export const searchSchema: Schema = {
 
 /** {@link searchSchema} as a serialiser schema: the products list item plus `available`. */
 export function searchSerializerSchema(listItem: Schema): Schema {
-  const item = { ...listItem, properties: { ...(listItem.properties as object), available: { type: 'integer' } } };
+  const price = { type: ['object', 'null'], properties: { total: { type: 'number' }, currency: { type: 'string' } } };
+  const item = { ...listItem, properties: { ...(listItem.properties as object), available: { type: 'integer' }, price } };
   return { type: 'object', properties: { items: { type: 'array', items: item }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } }, additionalProperties: false };
 }

@@ -55,7 +55,7 @@ export function valueSchema(def: FieldDef): Schema {
       return schema;
     }
     case 'object':
-      return { type: 'object' };
+      return def.shape ? (structuredClone(def.shape) as Schema) : { type: 'object' };
   }
 }
 

@@ -24,6 +24,26 @@ export const products = defineResource({
       filterable: true,
       gdpr: 'none',
     },
+    price: {
+      type: 'number',
+      description:
+        'Price of one unit per `price_unit`, in `currency` (major units). Null: not for sale (quotes and orders answer 409 `not_for_sale`; plain bookings still work). Rates may override it per date (`/v1/products/{id}/rates`).',
+      minimum: 0,
+      maximum: 1_000_000_000,
+      nullable: true,
+      filterable: true,
+      sortable: true,
+      gdpr: 'none',
+    },
+    price_unit: {
+      type: 'string',
+      description: 'What one `price` buys: a `night`, a `day` or an `hour`, counted in `time_zone` (docs/selling.md).',
+      enum: ['night', 'day', 'hour'],
+      default: 'night',
+      filterable: true,
+      gdpr: 'none',
+    },
+    currency: { type: 'string', format: 'currency', description: "ISO 4217 code of `price` and the product's service charges; defaults to the tenant's currency.", filterable: true, gdpr: 'none' },
     is_published: {
       type: 'boolean',
       description: 'Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way.',

@@ -28,6 +28,7 @@ const layers: readonly (readonly string[])[] = [
   ['edge'],
   ['services'],
   ['booking'],
+  ['selling'],
   ['export'],
   ['webhooks'],
   ['sign-in'],

@@ -1,0 +1,94 @@
+import type { ScopedQueries } from '../data/scoped-queries.js';
+import type { Row } from '../data/record-codec.js';
+import type { UnitOfWork } from '../data/unit-of-work.js';
+import { assertBookable } from '../booking/booking-hooks.js';
+import { holdingsOf } from '../booking/holdings.js';
+import { occupancy, peakHeld } from '../booking/occupancy.js';
+import { ApiError } from '../http/errors.js';
+import { getResource } from '../registry/index.js';
+import { priceStay } from './pricing.js';
+import type { ChargeBasis, ChargeRule, Line, Pricing } from './pricing.js';
+import type { PriceUnit } from './stay-periods.js';
+import { ratesOf } from './product-rates.js';
+
+const serviceCharges = getResource('service-charges');
+
+/** What a buyer asks of a product: `quantity` units over `[start, end)` (epoch ms). */
+export interface Stay {
+  readonly start: number;
+  readonly end: number;
+  readonly quantity: number;
+}
+
+/** A stay the product sells: its price in the product's currency. */
+export interface PricedStay {
+  readonly currency: string;
+  readonly periods: number;
+  readonly lines: readonly Line[];
+  readonly total: number;
+}
+
+/** The product's price, rates and every service charge applied to `stay`, whatever the caller's tenant: the product's own. */
+export async function priceOf(queries: ScopedQueries, product: Row, stay: Stay): Promise<Pricing> {
+  const system = queries.asSystem();
+  const id = String(product._id);
+  const chargeRows = (await system.scoped(serviceCharges).selectAll().where('product_id', '=', id).orderBy('created_at').orderBy('_id').execute()) as Row[];
+  const charges: ChargeRule[] = chargeRows.map((row) => ({
+    id: String(row._id),
+    name: (row.name as string | null) ?? null,
+    basis: (row.basis ?? 'per_order') as ChargeBasis,
+    amount: Number(row.amount),
+    currency: String(row.currency ?? product.currency),
+  }));
+  const price = product.price === null || product.price === undefined ? null : Number(product.price);
+  return priceStay({
+    product: { price, priceUnit: (product.price_unit ?? 'night') as PriceUnit, currency: String(product.currency ?? 'EUR'), timeZone: String(product.time_zone ?? 'UTC') },
+    rates: price === null ? [] : await ratesOf(system, id),
+    charges,
+    ...stay,
+  });
+}
+
+/**
+ * The price of a stay the product sells, or the refusal a quote and an order answer alike
+ * (docs/selling.md): 409 `product_unavailable`, `not_for_sale`, `currency_mismatch` or
+ * `stay_restricted` with every reason. Capacity is the caller's: a quote reads it, an order
+ * takes it under the product's lock.
+ */
+export async function sellable(unit: UnitOfWork, product: Row, stay: Stay): Promise<PricedStay> {
+  assertBookable(unit, product);
+  const pricing = await priceOf(unit, product, stay);
+  switch (pricing.kind) {
+    case 'priced':
+      return { currency: pricing.currency, periods: pricing.periods, lines: pricing.lines, total: pricing.total };
+    case 'not_for_sale':
+      throw notForSale();
+    case 'currency_mismatch':
+      throw new ApiError('currency_mismatch', `The service charge ${pricing.service_charge_id} is in ${pricing.currency}, the product in ${pricing.product_currency}`, {
+        extensions: { service_charge_id: pricing.service_charge_id, currency: pricing.currency, product_currency: pricing.product_currency },
+      });
+    case 'restricted':
+      throw new ApiError('stay_restricted', `The product's rates do not allow this stay: ${pricing.reasons.map((r) => `${r.rule} on ${r.date}`).join(', ')}`, {
+        extensions: { reasons: pricing.reasons },
+      });
+  }
+}
+
+/** 409 `not_for_sale`: the product has no price. */
+export function notForSale(): ApiError {
+  return new ApiError('not_for_sale', 'The product has no price: it cannot be quoted or ordered (book it through /v1/bookings)');
+}
+
+/**
+ * Refuses a stay the product has not `quantity` units free for at every instant (409
+ * `capacity_exceeded` with `available`), without taking them: a quote holds nothing.
+ */
+export async function assertFree(unit: UnitOfWork, product: Row, stay: Stay): Promise<void> {
+  const id = String(product._id);
+  const held = await holdingsOf(unit.asSystem(), [id], stay.start, stay.end, unit.now);
+  const available = Math.max(0, Number(product.total_items) - peakHeld(occupancy(held), stay.start, stay.end));
+  if (available >= stay.quantity) return;
+  throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${String(product.total_items)} units are free throughout the requested time; the stay needs ${stay.quantity}`, {
+    extensions: { available },
+  });
+}
