@@ -1,3 +1,4 @@
+import { isCurrency } from '../lib/money.js';
 import { isRangeBound } from '../core/range-bound.js';
 import { isCapability } from './capabilities.js';
 import { isTimeZone } from '../lib/time-zone.js';
@@ -36,7 +37,7 @@ export const inputFormats: Readonly<Record<string, InputFormat>> = {
   uri: { check: isHttpUrl, message: 'must be an absolute http(s) URL without spaces, invisible or control characters' },
   date: { check: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)), message: 'must be a date (YYYY-MM-DD)' },
   'date-time': { check: (v) => normaliseTimestamp(v) !== undefined, message: 'must be an ISO 8601 timestamp (2026-01-31T12:00:00Z)' },
-  currency: { check: (v) => /^[A-Z]{3}$/.test(v), message: 'must be an ISO 4217 code (three capital letters)' },
+  currency: { check: isCurrency, message: 'must be an ISO 4217 currency code with minor units (EUR, JPY, KWD)' },
   phone: { check: (v) => /^\+[1-9]\d{6,14}$/.test(v), message: 'must be an E.164 phone number (+4930123456)' },
   cidr: { check: isValidCidr, message: 'must be an IPv4 or IPv6 address or CIDR (no zone id, no leading zeros)' },
   capability: { check: (v) => isCapability(v), message: 'is not a known capability' },

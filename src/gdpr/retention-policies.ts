@@ -15,6 +15,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { asSystem } from '../core/principal.js';
 import type { Level, Principal } from '../core/principal.js';
 import type { Clock } from '../core/clock.js';
+import { withRowLock } from '../db/row-lock.js';
 import { rowToRecord } from '../data/record-codec.js';
 import type { Row } from '../data/record-codec.js';
 import type { RequestContext } from '../core/request-context.js';
@@ -25,6 +26,8 @@ const policies = getResource('retention-policies');
 const auditLogs = getResource('audit-logs');
 const tenants = getResource('tenants');
 const legalHolds = getResource('legal-holds');
+const bookingsResource = getResource('bookings');
+const productsResource = getResource('products');
 
 /** Audit categories a policy may name (see `src/data/audit-trail.ts`). */
 export const auditCategories: readonly string[] = ['data', 'security'];
@@ -230,6 +233,7 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
     newValues: { policy: policy.id, category: policy.category, count: ids.length },
   });
   if (policy.action === 'delete') {
+    if (resource.name === 'bookings') await lockBookingsAndProducts(unit, ids);
     if (resource.operations.includes('delete')) await announceDeletes(unit, resource, due, auditId);
     await unit.purge(resource, ids);
   } else {
@@ -249,6 +253,29 @@ async function applyBatch(unit: UnitOfWork, policy: Policy, now: number, batchSi
       now,
     );
   return ids.length;
+}
+
+/**
+ * A purge of bookings frees units like a booking delete, so it locks as every booking write
+ * does (docs/architecture.md "Lock order"): the bookings first, in id order, then their
+ * products, in id order. A capacity refusal's two reads then cannot straddle the purge,
+ * and the purge cannot wait on a booking write in a cycle (PostgreSQL; SQLite runs one
+ * writer at a time).
+ */
+async function lockBookingsAndProducts(unit: UnitOfWork, ids: readonly string[]): Promise<void> {
+  const system = unit.asSystem();
+  const locked = (await withRowLock(
+    system
+      .scoped(bookingsResource, { includeDeleted: true })
+      .select(['_id', 'product_id'])
+      .where('_id', 'in', [...ids])
+      .orderBy('_id'),
+    unit.dialect,
+    'update',
+  ).execute()) as Row[];
+  const productIds = [...new Set(locked.map((row) => String(row.product_id)))].sort();
+  if (productIds.length === 0) return;
+  await withRowLock(system.scoped(productsResource, { includeDeleted: true }).select('_id').where('_id', 'in', productIds).orderBy('_id'), unit.dialect, 'update').execute();
 }
 
 /**

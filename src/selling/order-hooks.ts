@@ -7,6 +7,7 @@ import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { CreateDraft, ResourceHooks } from '../services/resource-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
+import { amountProblem } from '../lib/money.js';
 import { loadQuote } from './quotes.js';
 import type { Quote } from './quotes.js';
 import { notForSale, sellable } from './sale.js';
@@ -92,7 +93,11 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
     async beforeUpdate(hook, merged, changes, previous) {
       const { unit } = hook;
       if (unit.principal.ownRecordsOf !== undefined) refuseOwned(changes, guestOwned, 'is set by the service for end users');
-      if (typeof previous.booking_id !== 'string') return; // v1 order: free status changes
+      if (typeof previous.booking_id !== 'string') {
+        // v1 order: free status changes; the amount still fits its currency.
+        if ('total_amount' in changes || 'currency' in changes) assertTotal(merged);
+        return;
+      }
       refuseOwned(changes, [...pricedOwned.filter((f) => f !== 'status'), 'start_time', 'end_time'], 'is set by the service for an order of a product with a price');
       if (!('status' in changes) || changes.status === previous.status) return;
       const from = String(previous.status);
@@ -140,7 +145,16 @@ async function legacyOrder(hook: Parameters<NonNullable<ResourceHooks['beforeCre
   if (missing.length > 0) throw validationError(missing.map((field) => ({ field, message: 'is required' })));
   const { quote_id: _quote, hold_seconds: _hold, ...kept } = values;
   const defaulted: CreateDraft = { ...draft, values: { ...kept, status: values.status ?? 'active' } };
-  return tenantCurrencyHooks.beforeCreate ? tenantCurrencyHooks.beforeCreate(hook, defaulted) : defaulted;
+  const withCurrency = tenantCurrencyHooks.beforeCreate ? await tenantCurrencyHooks.beforeCreate(hook, defaulted) : defaulted;
+  assertTotal(withCurrency.values);
+  return withCurrency;
+}
+
+/** A caller's `total_amount` is no finer than its currency (docs/selling.md "Money"). */
+function assertTotal(order: Readonly<Record<string, unknown>>): void {
+  if (order.total_amount === null || order.total_amount === undefined) return;
+  const problem = amountProblem(order.total_amount, String(order.currency));
+  if (problem) throw validationError([{ field: 'total_amount', message: problem }]);
 }
 
 function refuseOwned(changes: Readonly<Record<string, unknown>>, fields: readonly string[], message: string): void {

@@ -3,7 +3,7 @@ import type { Row } from '../data/record-codec.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
-import { isCurrency, toMinor } from './money.js';
+import { isCurrency, toMinor } from '../lib/money.js';
 import { activateBooking, expireBooking, lockedBookingOf } from './order-booking.js';
 
 const orders = getResource('orders');

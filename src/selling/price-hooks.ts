@@ -5,7 +5,7 @@ import type { FieldError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { HookContext, ResourceHooks } from '../services/resource-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
-import { amountProblem, percentProblem } from './money.js';
+import { amountProblem, percentProblem } from '../lib/money.js';
 
 const products = getResource('products');
 const serviceCharges = getResource('service-charges');

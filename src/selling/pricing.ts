@@ -3,7 +3,7 @@
  * charges; this judges the stay against them and prices it line by line, in exact minor
  * units (money.ts), answering amounts as JSON numbers in the major unit.
  */
-import { fromMinor, percentOf, toMinor } from './money.js';
+import { fromMinor, percentOf, toMinor } from '../lib/money.js';
 import { rateOn, restrictions } from './restrictions.js';
 import type { RateRule, Reason } from './restrictions.js';
 import { stayPeriods } from './stay-periods.js';

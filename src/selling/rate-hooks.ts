@@ -11,7 +11,7 @@ import { ApiError, notFound, validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
-import { amountProblem } from './money.js';
+import { amountProblem } from '../lib/money.js';
 
 /** The product each rate write names in its path, by the context the handler made for it ({@link ratesContext}). */
 const pathProducts = new WeakMap<RequestContext, string>();

@@ -3,7 +3,7 @@ import type { Row } from '../data/record-codec.js';
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
-import { MoneyError } from './money.js';
+import { MoneyError } from '../lib/money.js';
 import { priceStay } from './pricing.js';
 import type { ChargeBasis, ChargeRule, RateRule } from './pricing.js';
 import type { PriceUnit } from './stay-periods.js';

@@ -16,7 +16,7 @@ import { checkValue } from '../actions/input-schemas.js';
 import { incomingEventSchemas } from '../actions/incoming-event-schemas.js';
 import type { IncomingScheme } from '../actions/incoming-event-schemas.js';
 import { signatureHeader } from './signature.js';
-import { fromMinor, isCurrency } from '../selling/money.js';
+import { fromMinor, isCurrency } from '../lib/money.js';
 import { settleOrder } from '../selling/order-payment.js';
 import type { Payment } from '../selling/order-payment.js';
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +233,50 @@ describe.each(dialects)('selling on %s', (dialect) => {
     expect((await outbox(o._id)).map((e) => e.type)).toEqual(['orders.created', 'orders.confirmed', 'orders.cancelled']);
     expect((await order(p)).statusCode).toBe(201);
     expectProblem(await post(`/v1/orders/${o._id}/confirm`, undefined, { 'if-match': String(cancelled.headers.etag) }), 409, 'invalid_transition');
+  });
+
+  it('the availability search gives each product the stay’s price and leaves out what its rates refuse', async () => {
+    const city = `Selling-${dialect}`;
+    const open = await product({ city, price: 80 });
+    const unpriced = await product({ city, price: null });
+    const closed = await product({ city, price: 80 });
+    expect((await post(`/v1/products/${closed}/rates`, { from: '2030-07-02', to: '2030-07-03', closed: true })).statusCode).toBe(201);
+    const search = await get(`/v1/availability?from=2030-07-01&to=2030-07-04&city=${city}&quantity=1`);
+    const byId = new Map((search.items as { _id: string; price: unknown; available: number }[]).map((item) => [item._id, item]));
+    expect(byId.get(open)).toMatchObject({ price: { total: 240, currency: 'EUR' }, available: 1 });
+    expect(byId.get(unpriced)).toMatchObject({ price: null });
+    expect(byId.has(closed)).toBe(false);
+    expect(search.total).toBe(2);
+    // What the search lists with a price can be ordered at that total.
+    const ordered = await post('/v1/orders', { product_id: open, start_time: '2030-06-30T22:00:00Z', end_time: '2030-07-03T22:00:00Z' });
+    expect(ordered.json()).toMatchObject({ total_amount: 240 });
+    const refused = await post('/v1/quotes', { product_id: closed, start_time: '2030-06-30T22:00:00Z', end_time: '2030-07-03T22:00:00Z' });
+    expectProblem(refused, 409, 'stay_restricted');
+    expect(refused.json().reasons).toEqual([{ rule: 'closed', rate_id: expect.any(String), date: '2030-07-02' }]);
+  });
+
+  it('writes an order and its booking together or not at all', async () => {
+    const p = await product();
+    // The order row's insert fails after its booking's insert, in the same transaction (a
+    // crash there): nothing of either stays, and the unit is free afterwards.
+    const install =
+      dialect === 'sqlite'
+        ? [sql`create trigger fail_order_insert before insert on orders begin select raise(abort, 'injected order failure'); end`]
+        : [
+            sql.raw(`create function fail_order_insert() returns trigger language plpgsql as $$ begin raise exception 'injected order failure'; end $$`),
+            sql`create trigger fail_order_insert before insert on orders for each row execute function fail_order_insert()`,
+          ];
+    for (const statement of install) await statement.execute(h.database.db);
+    try {
+      const failed = await order(p);
+      expect(failed.statusCode).toBe(500);
+    } finally {
+      await sql`drop trigger fail_order_insert${dialect === 'postgres' ? sql` on orders` : sql``}`.execute(h.database.db);
+      if (dialect === 'postgres') await sql`drop function fail_order_insert()`.execute(h.database.db);
+    }
+    expect(await h.database.db.selectFrom('bookings').select('_id').where('product_id', '=', p).execute()).toEqual([]);
+    expect(await h.database.db.selectFrom('orders').select('_id').where('product_id', '=', p).execute()).toEqual([]);
+    expect((await order(p)).statusCode).toBe(201);
   });
 
   it('gives the last unit to exactly one of 20 parallel orders', async () => {

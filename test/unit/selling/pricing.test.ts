@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { currencyExponent, toMinor } from '../../../src/selling/money.js';
+import { currencyExponent, toMinor } from '../../../src/lib/money.js';
 import { priceStay } from '../../../src/selling/pricing.js';
 import type { ChargeBasis, ChargeRule, PricingInput, RateRule, Reason } from '../../../src/selling/pricing.js';
 import { stayPeriods } from '../../../src/selling/stay-periods.js';

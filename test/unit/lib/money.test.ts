@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MoneyError, amountProblem, currencyExponent, fromMinor, isCurrency, maxMinor, percentOf, percentProblem, toMinor, withoutMinorUnit } from '../../../src/selling/money.js';
+import { MoneyError, amountProblem, currencyExponent, fromMinor, isCurrency, maxMinor, percentOf, percentProblem, toMinor, withoutMinorUnit } from '../../../src/lib/money.js';
 
 /** The reason `run` throws with, or `undefined` when it does not throw. */
 function reasonOf(run: () => unknown): string | undefined {
