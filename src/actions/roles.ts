@@ -16,7 +16,7 @@ const has = (prefixes: readonly string[]) => all.filter((name) => prefixes.some(
  *   retention and the audit trail; administrative writes also need TOTP (step-up).
  */
 export const roleCapabilities: Readonly<Record<Role, readonly string[]>> = Object.freeze({
-  guest: Object.freeze(['products:list', 'products:read', 'bookings:list', 'bookings:read', 'bookings:create', 'orders:list', 'orders:read', 'orders:create']),
+  guest: Object.freeze(['products:list', 'products:read', 'bookings:list', 'bookings:read', 'bookings:create', 'orders:list', 'orders:read', 'orders:create', 'orders:quote']),
   staff: Object.freeze(
     has(['products:', 'bookings:', 'orders:', 'service-charges:', 'subscriptions:', 'consents:', 'users:list', 'users:read', 'users:create', 'users:update']).filter(
       (name) => name.split(':').length === 2,
