@@ -258,8 +258,9 @@ describe.each(dialects)('availability against a brute-force model on %s', (diale
           const available = product.active ? Math.max(0, product.total - peakHeld(product.held, start, end)) : 0;
           return available >= quantity ? [{ ...product.record, available }] : [];
         });
-        // Sorting, filtering, projecting and paging are the list model's; `available` always comes.
-        const expected = expectedAnswer(productFields, free, { params, sort, ...(fields ? { fields: [...fields, 'available'] } : {}), page, perPage });
+        // Sorting, filtering, projecting and paging are the list model's; `available` and the
+        // stay's `price` always come (null: the model's products have no price).
+        const expected = expectedAnswer(productFields, free, { params, sort, ...(fields ? { fields: [...fields, 'available', 'price'] } : {}), page, perPage });
         expect(answer.statusCode, `${url}: ${answer.body}`).toBe(200);
         const body = answer.json<{ items: unknown[]; total: number; page: number; per_page: number }>();
         expect({ url, body }).toEqual({ url, body: { items: expected.items, total: expected.total, page, per_page: perPage } });

@@ -219,14 +219,14 @@ describe.each(dialects)('availability on %s', (dialect) => {
       const where = encodeURIComponent(JSON.stringify({ $or: [{ city: 'Hamburg' }, { total_items: { $gte: 3 } }] }));
       const filtered = await search(`from=2030-01-01&to=2030-01-02&where=${where}&sort=-total_items,name&fields=name`);
       expect(filtered.json().items).toEqual([
-        { _id: ids.elsewhere, name: 'elsewhere', available: 9 },
-        { _id: ids.free, name: 'free', available: 3 },
-        { _id: ids.partly, name: 'partly', available: 3 },
+        { _id: ids.elsewhere, name: 'elsewhere', available: 9, price: null },
+        { _id: ids.free, name: 'free', available: 3, price: null },
+        { _id: ids.partly, name: 'partly', available: 3, price: null },
       ]);
-      // `available` always comes, so `fields` may name it; it is not a product column.
+      // `available` and the stay's `price` always come, so `fields` may name `available`; it is not a product column.
       const named = await search(`from=2030-01-01&to=2030-01-02&where=${where}&sort=-total_items,name&fields=available,name`);
       expect(named.json().items).toEqual(filtered.json().items);
-      expect((await search('from=2030-01-01&to=2030-01-02&sort=name&fields=available')).json().items[0]).toEqual({ _id: ids.busy, available: expect.any(Number) });
+      expect((await search('from=2030-01-01&to=2030-01-02&sort=name&fields=available')).json().items[0]).toEqual({ _id: ids.busy, available: expect.any(Number), price: null });
       expectProblem(await search('from=2030-01-01&to=2030-01-02&fields=booked'), 400, 'validation_failed');
     });
 

@@ -51,7 +51,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
     }
 
     // Published, so guests may book it (CONTRACT.md part 3), with room for every test's booking.
-    const product = await as('adminA', 'POST', '/v1/products/', { ...productBody, total_items: 10, is_published: true });
+    const product = await as('adminA', 'POST', '/v1/products/', { ...productBody, total_items: 10, is_published: true, price: 40 });
     published = product.json()._id as string;
     const parents = { productId: published, userId: userId.guest1 as string };
     for (const name of writable) {
