@@ -1,5 +1,6 @@
 import { AuditLog } from './pages/audit-log.js';
 import { ApiClients } from './pages/api-clients.js';
+import { Orders } from './pages/orders.js';
 import { Products } from './pages/products.js';
 import { Security } from './pages/security.js';
 import { SignIn } from './pages/sign-in.js';
@@ -44,6 +45,7 @@ const pages: Record<Route, () => preact.JSX.Element> = {
   'api-clients': ApiClients,
   webhooks: Webhooks,
   products: Products,
+  orders: Orders,
   users: Users,
   'audit-log': AuditLog,
   security: Security,
@@ -66,6 +68,7 @@ export function App() {
         <nav aria-label="Main">
           <NavLink to="settings" current={inSettings} label="Settings" />
           <NavLink to="products" current={at === 'products'} label="Products" />
+          <NavLink to="orders" current={at === 'orders'} label="Orders" />
           <NavLink to="users" current={at === 'users'} label="Users" />
           <NavLink to="audit-log" current={at === 'audit-log'} label="Audit log" />
           <NavLink to="security" current={at === 'security'} label="Security" />

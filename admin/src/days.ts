@@ -29,3 +29,32 @@ export function shortDay(day: string): string {
 export function timeIn(instant: string, timeZone: string): string {
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(instant));
 }
+
+/** An instant for people, in the browser's own zone: `12 Jun 2025, 10:00`. */
+export function localTime(instant: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(instant));
+}
+
+/** The local dates `[from, to)` of a rate, both ends shown included: `Mon 2030-06-10 – Wed 2030-06-12`. */
+export function dateRange(from: string, to: string): string {
+  const last = addDays(to, -1);
+  return last === from ? dayLabel(from) : `${dayLabel(from)} – ${dayLabel(last)}`;
+}
+
+/**
+ * What is left of a hold at `now` (ms): `14 min 32 s left`, `1 h 5 min left`, or `expired`
+ * once `expiresAt` has passed.
+ */
+export function holdLeft(expiresAt: string, now: number): string {
+  const seconds = Math.floor((Date.parse(expiresAt) - now) / 1000);
+  if (!(seconds > 0)) return 'expired';
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (hours > 0) return `${hours} h ${minutes} min left`;
+  return minutes > 0 ? `${minutes} min ${seconds % 60} s left` : `${seconds} s left`;
+}
+
+/** The date an instant falls on in `timeZone`, for people: `12 Jun 2025`. */
+export function dateIn(instant: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone }).format(new Date(instant));
+}

@@ -1,4 +1,4 @@
-/** The API records the console's Products and Users pages read (only the fields they show). */
+/** The API records the console's Products, Orders and Users pages read (only the fields they show). */
 
 export interface Product {
   readonly _id: string;
@@ -9,6 +9,85 @@ export interface Product {
   readonly is_published: boolean;
   /** IANA zone the product's day slots are counted in (CONTRACT.md part 3). */
   readonly time_zone: string;
+  /** Price of one unit per `price_unit` in `currency` (major units); null: not for sale. */
+  readonly price: number | null;
+  readonly price_unit: PriceUnit;
+  /** ISO 4217 code of the price, the rates and the service charges. */
+  readonly currency: string;
+}
+
+export type PriceUnit = 'night' | 'day' | 'hour';
+
+/** One rate of `GET /v1/products/{id}/rates`: a price and stay restrictions for local dates `[from, to)`. */
+export interface Rate {
+  readonly _id: string;
+  readonly product_id: string;
+  /** First local date, `YYYY-MM-DD`. */
+  readonly from: string;
+  /** The local date after the last one (exclusive). */
+  readonly to: string;
+  /** Null: the product's price applies (the restrictions still do). */
+  readonly price: number | null;
+  readonly min_stay: number | null;
+  readonly max_stay: number | null;
+  readonly closed: boolean;
+  readonly closed_to_arrival: boolean;
+}
+
+export type ChargeBasis = 'per_order' | 'per_unit' | 'per_unit_per_period' | 'percent_of_rent';
+
+export interface ServiceCharge {
+  readonly _id: string;
+  readonly product_id: string;
+  readonly name: string | null;
+  /** In `currency`; a percent (0–100) of the rent for `percent_of_rent`. */
+  readonly amount: number;
+  readonly currency: string;
+  readonly basis: ChargeBasis;
+}
+
+export type OrderStatus = 'active' | 'confirmed' | 'expired' | 'refund_required' | 'cancelled' | 'completed';
+
+/** One priced line of an order: rent for one period, or a service charge. */
+export type OrderLine =
+  | {
+      readonly kind: 'rent';
+      readonly start: string;
+      readonly end: string;
+      /** The local date (product's zone) that priced the period. */
+      readonly date: string;
+      readonly unit_price: number;
+      readonly quantity: number;
+      /** The rate that priced the period; null for the product's own price. */
+      readonly rate_id: string | null;
+      readonly amount: number;
+    }
+  | {
+      readonly kind: 'service_charge';
+      readonly service_charge_id: string;
+      readonly name: string | null;
+      readonly basis: ChargeBasis;
+      readonly amount: number;
+    };
+
+export interface Order {
+  readonly _id: string;
+  readonly created_at: string;
+  readonly product_id: string;
+  readonly start_time: string;
+  readonly end_time: string;
+  readonly status: OrderStatus;
+  /** In `currency`, major units; the sum of `lines`. */
+  readonly total_amount: number | null;
+  readonly currency: string | null;
+  readonly quantity: number | null;
+  /** Null for an order of a product without a price (v1). */
+  readonly lines: readonly OrderLine[] | null;
+  /** Until when an `active` order holds its units unpaid; null once confirmed. */
+  readonly expires_at: string | null;
+  /** The order's booking (`held`, `active` once paid); null for a v1 order. */
+  readonly booking_id: string | null;
+  readonly paid_at: string | null;
 }
 
 export interface Booking {
@@ -16,9 +95,14 @@ export interface Booking {
   readonly product_id: string;
   readonly start_time: string;
   readonly end_time: string;
-  readonly status: 'active' | 'cancelled' | 'completed';
+  /** `held` and `expired` belong to bookings of orders. */
+  readonly status: 'active' | 'held' | 'expired' | 'cancelled' | 'completed';
   readonly quantity: number;
   readonly reference: string | null;
+  /** The order this booking belongs to: it then changes only through the order. */
+  readonly order_id: string | null;
+  /** Until when a `held` booking holds its units. */
+  readonly expires_at: string | null;
 }
 
 /** One slot of `GET /v1/products/{id}/availability`. */

@@ -1,21 +1,26 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError, etagOf } from '../api.js';
 import { timeIn } from '../days.js';
 import type { Booking, ListPage, Product } from '../records.js';
+import { href } from '../router.js';
+import { shortId } from '../selling.js';
 import { Notice } from './notice.js';
 import { DataTable } from './data-table.js';
 
-const statusText: Record<Booking['status'], string> = { active: 'Active', cancelled: 'Cancelled', completed: 'Completed' };
+const statusText: Record<Booking['status'], string> = { active: 'Active', held: 'Held', expired: 'Expired', cancelled: 'Cancelled', completed: 'Completed' };
 
 /**
  * The product's bookings that have not ended yet, earliest first, with their status; an
  * active one can be cancelled (PATCH with If-Match: the same API and audit trail every
- * client gets). `onChanged` tells the page that occupancy changed.
+ * client gets), unless it belongs to an order: it then changes only through the order,
+ * which its row links to. `highlight` marks one booking (an order's link) and scrolls to it.
+ * `onChanged` tells the page that occupancy changed.
  */
-export function ProductBookings(props: { product: Product; onChanged: () => void }) {
+export function ProductBookings(props: { product: Product; highlight?: string | undefined; onChanged: () => void }) {
   const [page, setPage] = useState<ListPage<Booking>>({ items: [], total: 0 });
   const [error, setError] = useState('');
   const [message, setMessage] = useState('');
+  const marked = useRef<HTMLTableRowElement>(null);
   const zone = props.product.time_zone;
   const load = async () => {
     const params = new URLSearchParams({ product_id: props.product._id, end_time__gt: new Date().toISOString(), sort: 'start_time', per_page: '100' });
@@ -30,6 +35,10 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
     setError('');
     void load();
   }, [props.product._id]);
+  const shown = page.items.some((booking) => booking._id === props.highlight);
+  useEffect(() => {
+    if (shown) marked.current?.scrollIntoView({ block: 'center' });
+  }, [shown, props.highlight]);
 
   async function cancel(booking: Booking) {
     setError('');
@@ -51,18 +60,34 @@ export function ProductBookings(props: { product: Product; onChanged: () => void
       <Notice kind="error">{error}</Notice>
       <Notice kind="success">{message}</Notice>
       <p class="help">
-        Bookings that have not ended, earliest first; times in {zone}.{page.total > page.items.length ? ` Showing the first ${page.items.length} of ${page.total}.` : ''}
+        Bookings that have not ended, earliest first; times in {zone}. A booking of an order changes only through its order.
+        {page.total > page.items.length ? ` Showing the first ${page.items.length} of ${page.total}.` : ''}
+        {props.highlight && !shown && page.total > 0 ? ` Booking ${shortId(props.highlight)} is not among them (ended, or not of this product).` : ''}
       </p>
-      <DataTable caption={`Bookings of ${props.product.name}`} headings={['Start', 'End', 'Units', 'Reference', 'Status', { hidden: 'Actions' }]}>
+      <DataTable caption={`Bookings of ${props.product.name}`} headings={['Start', 'End', 'Units', 'Reference', 'Status', 'Order', { hidden: 'Actions' }]}>
         {page.items.map((booking) => (
-          <tr key={booking._id}>
+          <tr
+            key={booking._id}
+            class={booking._id === props.highlight ? 'chosen' : ''}
+            aria-current={booking._id === props.highlight ? 'true' : undefined}
+            ref={booking._id === props.highlight ? marked : undefined}
+          >
             <th scope="row">{timeIn(booking.start_time, zone)}</th>
             <td>{timeIn(booking.end_time, zone)}</td>
             <td>{booking.quantity}</td>
             <td>{booking.reference ?? '—'}</td>
-            <td>{statusText[booking.status]}</td>
+            <td>{statusText[booking.status] ?? booking.status}</td>
+            <td>
+              {booking.order_id ? (
+                <a href={href('orders', booking.order_id)} aria-label={`Order ${shortId(booking.order_id)}`}>
+                  <code>{shortId(booking.order_id)}</code>
+                </a>
+              ) : (
+                '—'
+              )}
+            </td>
             <td class="actions">
-              {booking.status === 'active' && (
+              {booking.status === 'active' && !booking.order_id && (
                 <button type="button" class="danger" onClick={() => void cancel(booking)}>
                   Cancel booking
                 </button>

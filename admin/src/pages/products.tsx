@@ -4,11 +4,18 @@ import { Notice } from '../components/notice.js';
 import { ProductDetail } from '../components/product-detail.js';
 import { ProductList } from '../components/product-list.js';
 import type { ListPage, Product } from '../records.js';
+import { href, target } from '../router.js';
+import { useSignal } from '../signal.js';
 
-/** Products: the tenant's products; the chosen one's occupancy for 30 days and its bookings. */
+/**
+ * Products: the tenant's products; the chosen one (`#/products/{id}`) with its price and
+ * rates, its occupancy for 30 days and its bookings (`?booking={id}` marks one of them).
+ */
 export function Products() {
+  const at = useSignal(target);
   const [page, setPage] = useState<ListPage<Product>>({ items: [], total: 0 });
-  const [chosen, setChosen] = useState<Product>();
+  /** The chosen product when it is not among the first 100 the list shows (an order's link). */
+  const [outside, setOutside] = useState<Product>();
   const [error, setError] = useState('');
   useEffect(() => {
     api.get<ListPage<Product>>('/v1/products?sort=name&per_page=100').then(
@@ -16,15 +23,26 @@ export function Products() {
       (failure: unknown) => setError(describeError(failure)),
     );
   }, []);
+  const listed = at.id === undefined ? undefined : page.items.find((product) => product._id === at.id);
+  useEffect(() => {
+    setOutside(undefined);
+    if (at.id === undefined || listed || page.total === 0) return;
+    api.get<Product>(`/v1/products/${encodeURIComponent(at.id)}`).then(
+      ({ body }) => setOutside(body),
+      (failure: unknown) => setError(describeError(failure)),
+    );
+  }, [at.id, listed === undefined, page.total]);
+  const chosen = listed ?? (outside?._id === at.id ? outside : undefined);
   return (
     <>
       <h1>Products</h1>
       <Notice kind="error">{error}</Notice>
       <p class="help">
-        {page.total} products{page.total > page.items.length ? `, the first ${page.items.length} by name` : ''}. Choose one to see its occupancy and bookings.
+        {page.total} product{page.total === 1 ? '' : 's'}
+        {page.total > page.items.length ? `, the first ${page.items.length} by name` : ''}. Choose one to see its price, rates, occupancy and bookings.
       </p>
-      <ProductList products={page.items} chosen={chosen?._id} onChoose={setChosen} />
-      {chosen && <ProductDetail key={chosen._id} product={chosen} />}
+      <ProductList products={page.items} chosen={chosen?._id} onChoose={(product) => (location.hash = href('products', product._id))} />
+      {chosen && <ProductDetail key={chosen._id} product={chosen} booking={at.query.get('booking') ?? undefined} />}
     </>
   );
 }

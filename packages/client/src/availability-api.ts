@@ -45,8 +45,18 @@ export interface AvailabilitySearchOptions<F extends ProductsTypes['field']> ext
   readonly quantity?: number;
 }
 
-/** A product of a search, with the fewest units free over the range. */
-export type AvailableProduct<F extends ProductsTypes['field'] = never> = ListItem<ProductsTypes, F> & { readonly available: number };
+/** What a stay costs, as an order would charge it: `total` in `currency` (major units). */
+export interface StayPrice {
+  readonly total: number;
+  readonly currency: string;
+}
+
+/**
+ * A product of a search, with the fewest units free over the range and the stay's `price`
+ * (`quantity` units over `[from, to)`), in place of the product's unit price: `null` for a
+ * product without a price. Products whose rates refuse the stay are not listed.
+ */
+export type AvailableProduct<F extends ProductsTypes['field'] = never> = Omit<ListItem<ProductsTypes, F>, 'price'> & { readonly available: number; readonly price: StayPrice | null };
 
 function bound(value: RangeBound): string {
   return value instanceof Date ? value.toISOString() : value;
@@ -54,7 +64,7 @@ function bound(value: RangeBound): string {
 
 /** `client.availability`: products with free units over a range. */
 export interface AvailabilityApi {
-  /** Every product with `quantity` units free throughout `[from, to)`, paged like a list. */
+  /** Every product with `quantity` units free throughout `[from, to)` (and sellable for it, when it has a price), paged like a list. */
   search<F extends ProductsTypes['field'] = never>(options: AvailabilitySearchOptions<F>): ListIterator<AvailableProduct<F>>;
 }
 

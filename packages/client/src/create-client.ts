@@ -12,6 +12,8 @@ import type { ResourceClients } from './generated/api.js';
 import { ResourceClient } from './resource-api.js';
 import { RetryPolicy } from './retry-policy.js';
 import type { RetryOptions } from './retry-policy.js';
+import { sellingApi } from './selling-api.js';
+import type { OrdersApi, ProductRatesApi, QuotesApi } from './selling-api.js';
 import { TokenProvider } from './token-provider.js';
 import type { AccessToken } from './token-provider.js';
 import { Transport } from './transport.js';
@@ -51,12 +53,18 @@ export interface ClientOptions {
 }
 
 /** A connected client: one property per resource, plus the raw request and token access. */
-export interface Client extends Omit<ResourceClients, 'products'> {
-  /** `/v1/products`, plus each product's availability per local day or hour. */
+export interface Client extends Omit<ResourceClients, 'products' | 'orders'> {
+  /** `/v1/products`, plus each product's availability per local day or hour and its rates. */
   readonly products: ResourceClients['products'] & {
     availability(id: string, options: ProductAvailabilityOptions): Promise<ProductAvailability>;
+    /** The rates of the product `productId` (`/v1/products/{id}/rates`): prices and stay restrictions per local date. */
+    rates(productId: string): ProductRatesApi;
   };
-  /** `/v1/availability`: products with free units over a range. */
+  /** `/v1/orders`, plus `confirm` (paid elsewhere) and `cancel`. */
+  readonly orders: OrdersApi;
+  /** `/v1/quotes`: the price of a stay, kept 15 minutes for an order. */
+  readonly quotes: QuotesApi;
+  /** `/v1/availability`: products with free units over a range, each with the stay's price. */
   readonly availability: AvailabilityApi;
   /** An authenticated request to any API path (below `/v1`), with the same retries and errors. */
   request<T = unknown>(request: ApiRequest): Promise<ApiResponse<T>>;
@@ -111,9 +119,12 @@ export function createClient(options: ClientOptions): Client {
     }),
   ) as unknown as ResourceClients;
   const availability = availabilityApi(transport);
+  const selling = sellingApi(transport);
   return {
     ...resources,
-    products: Object.freeze({ ...resources.products, availability: availability.productAvailability }),
+    products: Object.freeze({ ...resources.products, availability: availability.productAvailability, rates: selling.rates }),
+    orders: Object.freeze({ ...resources.orders, ...selling.orderActions }),
+    quotes: selling.quotes,
     availability: availability.availability,
     request: (request) => transport.request(request),
     accessToken: () => tokens.get(),

@@ -17,7 +17,7 @@ export interface Problem {
   detail: string;
   /** The request path. */
   instance: string;
-  code: "validation_failed" | "malformed_json" | "malformed_request" | "request_timeout" | "headers_too_large" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "event_id_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
+  code: "validation_failed" | "malformed_json" | "malformed_request" | "request_timeout" | "headers_too_large" | "unauthenticated" | "invalid_token" | "insufficient_scope" | "mfa_required" | "invalid_grant" | "daily_limit_reached" | "ip_not_allowed" | "tenant_forbidden" | "field_forbidden" | "not_found" | "method_not_allowed" | "cascade_conflict" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "event_id_reused" | "legal_hold" | "capacity_exceeded" | "product_unavailable" | "invalid_transition" | "managed_by_order" | "managed_by_calendar" | "not_for_sale" | "stay_restricted" | "rate_overlap" | "currency_mismatch" | "invalid_quote" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "precondition_required" | "rate_limited" | "service_unavailable" | "internal_error";
   /** One entry per problem with the request (validation). */
   errors?: Array<{
     field: string;
@@ -142,6 +142,12 @@ export interface ProductsRecord {
   status: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone: string;
+  /** Price of one unit per `price_unit`, in `currency` (major units). Null: not for sale (quotes and orders answer 409 `not_for_sale`; plain bookings still work). Rates may override it per date (`/v1/products/{id}/rates`). */
+  price?: number | null;
+  /** What one `price` buys: a `night`, a `day` or an `hour`, counted in `time_zone` (docs/selling.md). */
+  price_unit: "night" | "day" | "hour";
+  /** ISO 4217 code of `price` and the product's service charges; defaults to the tenant's currency. */
+  currency?: string;
   /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published: boolean;
 }
@@ -174,6 +180,12 @@ export interface ProductsListItem {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
+  /** Price of one unit per `price_unit`, in `currency` (major units). Null: not for sale (quotes and orders answer 409 `not_for_sale`; plain bookings still work). Rates may override it per date (`/v1/products/{id}/rates`). */
+  price?: number | null;
+  /** What one `price` buys: a `night`, a `day` or an `hour`, counted in `time_zone` (docs/selling.md). */
+  price_unit?: "night" | "day" | "hour";
+  /** ISO 4217 code of `price` and the product's service charges; defaults to the tenant's currency. */
+  currency?: string;
   /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
@@ -209,6 +221,12 @@ export interface ProductsCreate {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
+  /** Price of one unit per `price_unit`, in `currency` (major units). Null: not for sale (quotes and orders answer 409 `not_for_sale`; plain bookings still work). Rates may override it per date (`/v1/products/{id}/rates`). */
+  price?: number | null;
+  /** What one `price` buys: a `night`, a `day` or an `hour`, counted in `time_zone` (docs/selling.md). */
+  price_unit?: "night" | "day" | "hour";
+  /** ISO 4217 code of `price` and the product's service charges; defaults to the tenant's currency. */
+  currency?: string;
   /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
@@ -233,6 +251,12 @@ export interface ProductsUpdate {
   status?: "active" | "maintenance" | "retired";
   /** IANA time zone of the product: its availability days and hours are local to it. An IANA time zone name (Europe/Berlin, America/New_York, UTC). */
   time_zone?: string;
+  /** Price of one unit per `price_unit`, in `currency` (major units). Null: not for sale (quotes and orders answer 409 `not_for_sale`; plain bookings still work). Rates may override it per date (`/v1/products/{id}/rates`). */
+  price?: number | null;
+  /** What one `price` buys: a `night`, a `day` or an `hour`, counted in `time_zone` (docs/selling.md). */
+  price_unit?: "night" | "day" | "hour";
+  /** ISO 4217 code of `price` and the product's service charges; defaults to the tenant's currency. */
+  currency?: string;
   /** Whether end users (guest role) may book it; the availability search shows them published products only. API clients and staff may book it either way. */
   is_published?: boolean;
 }
@@ -378,12 +402,22 @@ export interface BookingsRecord {
   start_time: string;
   /** End (ISO 8601), after start_time. */
   end_time: string;
-  /** Lifecycle state. */
-  status: "active" | "cancelled" | "completed";
+  /** Lifecycle state. `held` and `expired` belong to bookings of orders: a `held` booking holds its units while `expires_at` is in the future. */
+  status: "active" | "held" | "expired" | "cancelled" | "completed";
   /** Units booked. */
   quantity: number;
   /** Partner's own reference. */
   reference?: string | null;
+  /** The order this booking belongs to; such a booking changes only through its order (409 `managed_by_order`). */
+  readonly order_id?: string | null;
+  /** Until when a `held` booking holds its units; null once paid. */
+  readonly expires_at?: string | null;
+  /** Where the booking came from: the API (orders included), or a calendar import (a block; 409 `managed_by_calendar` on any change). */
+  readonly source?: "api" | "calendar" | null;
+  /** The calendar import a block came from. */
+  readonly calendar_import_id?: string | null;
+  /** A block's event in its feed: UID, plus RECURRENCE-ID for an occurrence. */
+  readonly external_uid?: string | null;
   /** Free-text notes; may mention the guest. */
   notes?: string | null;
 }
@@ -406,12 +440,22 @@ export interface BookingsListItem {
   start_time?: string;
   /** End (ISO 8601), after start_time. */
   end_time?: string;
-  /** Lifecycle state. */
-  status?: "active" | "cancelled" | "completed";
+  /** Lifecycle state. `held` and `expired` belong to bookings of orders: a `held` booking holds its units while `expires_at` is in the future. */
+  status?: "active" | "held" | "expired" | "cancelled" | "completed";
   /** Units booked. */
   quantity?: number;
   /** Partner's own reference. */
   reference?: string | null;
+  /** The order this booking belongs to; such a booking changes only through its order (409 `managed_by_order`). */
+  readonly order_id?: string | null;
+  /** Until when a `held` booking holds its units; null once paid. */
+  readonly expires_at?: string | null;
+  /** Where the booking came from: the API (orders included), or a calendar import (a block; 409 `managed_by_calendar` on any change). */
+  readonly source?: "api" | "calendar" | null;
+  /** The calendar import a block came from. */
+  readonly calendar_import_id?: string | null;
+  /** A block's event in its feed: UID, plus RECURRENCE-ID for an occurrence. */
+  readonly external_uid?: string | null;
   /** Free-text notes; may mention the guest. */
   notes?: string | null;
 }
@@ -437,8 +481,8 @@ export interface BookingsCreate {
   start_time: string;
   /** End (ISO 8601), after start_time. */
   end_time: string;
-  /** Lifecycle state. */
-  status?: "active" | "cancelled" | "completed";
+  /** Lifecycle state. `held` and `expired` belong to bookings of orders: a `held` booking holds its units while `expires_at` is in the future. */
+  status?: "active" | "held" | "expired" | "cancelled" | "completed";
   /** Units booked. */
   quantity?: number;
   /** Partner's own reference. */
@@ -455,8 +499,8 @@ export interface BookingsUpdate {
   start_time?: string;
   /** End (ISO 8601), after start_time. */
   end_time?: string;
-  /** Lifecycle state. */
-  status?: "active" | "cancelled" | "completed";
+  /** Lifecycle state. `held` and `expired` belong to bookings of orders: a `held` booking holds its units while `expires_at` is in the future. */
+  status?: "active" | "held" | "expired" | "cancelled" | "completed";
   /** Units booked. */
   quantity?: number;
   /** Partner's own reference. */
@@ -475,20 +519,52 @@ export interface OrdersRecord {
   readonly created_at: string;
   /** Time of the last change (ISO 8601, UTC). */
   readonly updated_at: string;
-  /** Ordered product. */
-  product_id: string;
+  /** Ordered product (required unless `quote_id` is sent). */
+  product_id?: string;
   /** Ordering end user. */
   user_id?: string | null;
-  /** Start (ISO 8601). */
-  start_time: string;
-  /** End (ISO 8601), after start_time. */
-  end_time: string;
-  /** Lifecycle state. */
-  status: "active" | "confirmed" | "cancelled" | "completed";
-  /** Order total in `currency`. */
+  /** Start (ISO 8601; required unless `quote_id` is sent). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time (required unless `quote_id` is sent). */
+  end_time?: string;
+  /** Lifecycle state (docs/selling.md): `active` holds units until `expires_at`; a payment makes it `confirmed`; the expiry sweep `expired`; a payment after the units went to someone else `refund_required`. */
+  status?: "active" | "confirmed" | "expired" | "refund_required" | "cancelled" | "completed";
+  /** Order total in `currency`: set by the service from the price (sent by the caller only for a product without a price). */
   total_amount?: number | null;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code: the product's for a priced order; else as sent, defaulting to the tenant's currency. */
   currency?: string;
+  /** Units ordered (default 1; from the quote with `quote_id`). */
+  quantity?: number | null;
+  /** The priced lines (rent per period, then service charges), as quoted; `total_amount` is their sum. Null for an order of a product without a price. */
+  readonly lines?: Array<{
+    kind: "rent" | "service_charge";
+    /** Rent: start of the period. */
+    start?: string;
+    /** Rent: end of the period. */
+    end?: string;
+    /** Rent: the local date (product's time zone) that prices the period. */
+    date?: string;
+    /** Rent: price of one unit for the period. */
+    unit_price?: number;
+    /** Rent: units. */
+    quantity?: number;
+    /** Rent: the rate that priced the period; null for the product's own price. */
+    rate_id?: string | null;
+    /** Service charge: the charge. */
+    service_charge_id?: string;
+    /** Service charge: its name. */
+    name?: string | null;
+    /** Service charge: how it counts. */
+    basis?: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
+    /** Amount of the line in the currency (major units). */
+    amount: number;
+  }> | null;
+  /** Until when the order holds its units unpaid; null once confirmed. */
+  readonly expires_at?: string | null;
+  /** The order's `held` booking (`active` once paid). */
+  readonly booking_id?: string | null;
+  /** When the payment (or a confirm) was accepted. */
+  readonly paid_at?: string | null;
 }
 
 /** A purchase of a product for a time range. In lists, `fields` may select a subset; `_id` is always present. */
@@ -501,20 +577,52 @@ export interface OrdersListItem {
   readonly created_at?: string;
   /** Time of the last change (ISO 8601, UTC). */
   readonly updated_at?: string;
-  /** Ordered product. */
+  /** Ordered product (required unless `quote_id` is sent). */
   product_id?: string;
   /** Ordering end user. */
   user_id?: string | null;
-  /** Start (ISO 8601). */
+  /** Start (ISO 8601; required unless `quote_id` is sent). */
   start_time?: string;
-  /** End (ISO 8601), after start_time. */
+  /** End (ISO 8601), after start_time (required unless `quote_id` is sent). */
   end_time?: string;
-  /** Lifecycle state. */
-  status?: "active" | "confirmed" | "cancelled" | "completed";
-  /** Order total in `currency`. */
+  /** Lifecycle state (docs/selling.md): `active` holds units until `expires_at`; a payment makes it `confirmed`; the expiry sweep `expired`; a payment after the units went to someone else `refund_required`. */
+  status?: "active" | "confirmed" | "expired" | "refund_required" | "cancelled" | "completed";
+  /** Order total in `currency`: set by the service from the price (sent by the caller only for a product without a price). */
   total_amount?: number | null;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code: the product's for a priced order; else as sent, defaulting to the tenant's currency. */
   currency?: string;
+  /** Units ordered (default 1; from the quote with `quote_id`). */
+  quantity?: number | null;
+  /** The priced lines (rent per period, then service charges), as quoted; `total_amount` is their sum. Null for an order of a product without a price. */
+  readonly lines?: Array<{
+    kind: "rent" | "service_charge";
+    /** Rent: start of the period. */
+    start?: string;
+    /** Rent: end of the period. */
+    end?: string;
+    /** Rent: the local date (product's time zone) that prices the period. */
+    date?: string;
+    /** Rent: price of one unit for the period. */
+    unit_price?: number;
+    /** Rent: units. */
+    quantity?: number;
+    /** Rent: the rate that priced the period; null for the product's own price. */
+    rate_id?: string | null;
+    /** Service charge: the charge. */
+    service_charge_id?: string;
+    /** Service charge: its name. */
+    name?: string | null;
+    /** Service charge: how it counts. */
+    basis?: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
+    /** Amount of the line in the currency (major units). */
+    amount: number;
+  }> | null;
+  /** Until when the order holds its units unpaid; null once confirmed. */
+  readonly expires_at?: string | null;
+  /** The order's `held` booking (`active` once paid). */
+  readonly booking_id?: string | null;
+  /** When the payment (or a confirm) was accepted. */
+  readonly paid_at?: string | null;
 }
 
 /** One page of matching records. */
@@ -530,35 +638,41 @@ export interface OrdersList {
 
 /** Create body of orders. Server-owned fields are refused (400). */
 export interface OrdersCreate {
-  /** Ordered product. */
-  product_id: string;
+  /** Ordered product (required unless `quote_id` is sent). */
+  product_id?: string;
   /** Ordering end user. */
   user_id?: string | null;
-  /** Start (ISO 8601). */
-  start_time: string;
-  /** End (ISO 8601), after start_time. */
-  end_time: string;
-  /** Lifecycle state. */
-  status?: "active" | "confirmed" | "cancelled" | "completed";
-  /** Order total in `currency`. */
+  /** Start (ISO 8601; required unless `quote_id` is sent). */
+  start_time?: string;
+  /** End (ISO 8601), after start_time (required unless `quote_id` is sent). */
+  end_time?: string;
+  /** Lifecycle state (docs/selling.md): `active` holds units until `expires_at`; a payment makes it `confirmed`; the expiry sweep `expired`; a payment after the units went to someone else `refund_required`. */
+  status?: "active" | "confirmed" | "expired" | "refund_required" | "cancelled" | "completed";
+  /** Order total in `currency`: set by the service from the price (sent by the caller only for a product without a price). */
   total_amount?: number | null;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code: the product's for a priced order; else as sent, defaulting to the tenant's currency. */
   currency?: string;
+  /** Units ordered (default 1; from the quote with `quote_id`). */
+  quantity?: number | null;
+  /** A quote (`POST /v1/quotes`) to order at its lines and total; then leave out `product_id`, the times and `quantity`. */
+  quote_id?: string;
+  /** How long the order holds its units unpaid (default `ORDER_HOLD_SECONDS`, 900). */
+  hold_seconds?: number;
 }
 
 /** Update body of orders: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
 export interface OrdersUpdate {
   /** Ordering end user. */
   user_id?: string | null;
-  /** Start (ISO 8601). */
+  /** Start (ISO 8601; required unless `quote_id` is sent). */
   start_time?: string;
-  /** End (ISO 8601), after start_time. */
+  /** End (ISO 8601), after start_time (required unless `quote_id` is sent). */
   end_time?: string;
-  /** Lifecycle state. */
-  status?: "active" | "confirmed" | "cancelled" | "completed";
-  /** Order total in `currency`. */
+  /** Lifecycle state (docs/selling.md): `active` holds units until `expires_at`; a payment makes it `confirmed`; the expiry sweep `expired`; a payment after the units went to someone else `refund_required`. */
+  status?: "active" | "confirmed" | "expired" | "refund_required" | "cancelled" | "completed";
+  /** Order total in `currency`: set by the service from the price (sent by the caller only for a product without a price). */
   total_amount?: number | null;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code: the product's for a priced order; else as sent, defaulting to the tenant's currency. */
   currency?: string;
 }
 
@@ -576,10 +690,12 @@ export interface ServiceChargesRecord {
   product_id: string;
   /** Label shown on invoices. */
   name?: string | null;
-  /** Amount in `currency` (decimal). */
+  /** Amount in `currency` (decimal); for `basis` `percent_of_rent`, a percent (0–100) of the rent. */
   amount: number;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code; defaults to the product's currency and must equal it (409 `currency_mismatch`). */
   currency?: string;
+  /** How the charge counts in a price: once per order, per unit, per unit and period, or a percent of the rent (docs/selling.md). */
+  basis: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
 }
 
 /** A fee attached to a product (cleaning, service, tax). In lists, `fields` may select a subset; `_id` is always present. */
@@ -596,10 +712,12 @@ export interface ServiceChargesListItem {
   product_id?: string;
   /** Label shown on invoices. */
   name?: string | null;
-  /** Amount in `currency` (decimal). */
+  /** Amount in `currency` (decimal); for `basis` `percent_of_rent`, a percent (0–100) of the rent. */
   amount?: number;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code; defaults to the product's currency and must equal it (409 `currency_mismatch`). */
   currency?: string;
+  /** How the charge counts in a price: once per order, per unit, per unit and period, or a percent of the rent (docs/selling.md). */
+  basis?: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
 }
 
 /** One page of matching records. */
@@ -619,20 +737,24 @@ export interface ServiceChargesCreate {
   product_id: string;
   /** Label shown on invoices. */
   name?: string | null;
-  /** Amount in `currency` (decimal). */
+  /** Amount in `currency` (decimal); for `basis` `percent_of_rent`, a percent (0–100) of the rent. */
   amount: number;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code; defaults to the product's currency and must equal it (409 `currency_mismatch`). */
   currency?: string;
+  /** How the charge counts in a price: once per order, per unit, per unit and period, or a percent of the rent (docs/selling.md). */
+  basis?: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
 }
 
 /** Update body of service-charges: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
 export interface ServiceChargesUpdate {
   /** Label shown on invoices. */
   name?: string | null;
-  /** Amount in `currency` (decimal). */
+  /** Amount in `currency` (decimal); for `basis` `percent_of_rent`, a percent (0–100) of the rent. */
   amount?: number;
-  /** ISO 4217 code; defaults to the tenant's currency. */
+  /** ISO 4217 code; defaults to the product's currency and must equal it (409 `currency_mismatch`). */
   currency?: string;
+  /** How the charge counts in a price: once per order, per unit, per unit and period, or a percent of the rent (docs/selling.md). */
+  basis?: "per_order" | "per_unit" | "per_unit_per_period" | "percent_of_rent";
 }
 
 /** A recurring entitlement to a product. */
@@ -1348,9 +1470,9 @@ export interface BookingsTypes {
   readonly create: BookingsCreate;
   readonly update: BookingsUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "quantity" | "reference" | "notes";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "quantity" | "reference" | "order_id" | "expires_at" | "source" | "calendar_import_id" | "external_uid" | "notes";
   /** Keys `sort` accepts (`-` for descending). */
-  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "quantity" | "-quantity";
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "quantity" | "-quantity" | "expires_at" | "-expires_at";
   /** Fields `where` may filter on, with the type of their values. */
   readonly filter: {
     readonly _id: string;
@@ -1364,6 +1486,11 @@ export interface BookingsTypes {
     readonly status: string;
     readonly quantity: number;
     readonly reference: string;
+    readonly order_id: string;
+    readonly expires_at: string | Date;
+    readonly source: string;
+    readonly calendar_import_id: string;
+    readonly external_uid: string;
   };
 }
 
@@ -1417,9 +1544,9 @@ export interface OrdersTypes {
   readonly create: OrdersCreate;
   readonly update: OrdersUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "total_amount" | "currency";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "user_id" | "start_time" | "end_time" | "status" | "total_amount" | "currency" | "quantity" | "lines" | "expires_at" | "booking_id" | "paid_at";
   /** Keys `sort` accepts (`-` for descending). */
-  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "total_amount" | "-total_amount";
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "start_time" | "-start_time" | "end_time" | "-end_time" | "status" | "-status" | "total_amount" | "-total_amount" | "expires_at" | "-expires_at" | "paid_at" | "-paid_at";
   /** Fields `where` may filter on, with the type of their values. */
   readonly filter: {
     readonly _id: string;
@@ -1433,6 +1560,10 @@ export interface OrdersTypes {
     readonly status: string;
     readonly total_amount: number;
     readonly currency: string;
+    readonly quantity: number;
+    readonly expires_at: string | Date;
+    readonly booking_id: string;
+    readonly paid_at: string | Date;
   };
 }
 
@@ -1442,9 +1573,9 @@ export interface ProductsTypes {
   readonly create: ProductsCreate;
   readonly update: ProductsUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "time_zone" | "is_published";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "name" | "description" | "address" | "city" | "zip_code" | "country" | "total_items" | "status" | "time_zone" | "price" | "price_unit" | "currency" | "is_published";
   /** Keys `sort` accepts (`-` for descending). */
-  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "city" | "-city" | "zip_code" | "-zip_code" | "total_items" | "-total_items" | "status" | "-status" | "is_published" | "-is_published";
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "city" | "-city" | "zip_code" | "-zip_code" | "total_items" | "-total_items" | "status" | "-status" | "price" | "-price" | "is_published" | "-is_published";
   /** Fields `where` may filter on, with the type of their values. */
   readonly filter: {
     readonly _id: string;
@@ -1459,6 +1590,9 @@ export interface ProductsTypes {
     readonly total_items: number;
     readonly status: string;
     readonly time_zone: string;
+    readonly price: number;
+    readonly price_unit: string;
+    readonly currency: string;
     readonly is_published: boolean;
   };
 }
@@ -1490,7 +1624,7 @@ export interface ServiceChargesTypes {
   readonly create: ServiceChargesCreate;
   readonly update: ServiceChargesUpdate;
   /** Names `fields` may select. */
-  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "name" | "amount" | "currency";
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "name" | "amount" | "currency" | "basis";
   /** Keys `sort` accepts (`-` for descending). */
   readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "product_id" | "-product_id" | "name" | "-name" | "amount" | "-amount";
   /** Fields `where` may filter on, with the type of their values. */
@@ -1503,6 +1637,7 @@ export interface ServiceChargesTypes {
     readonly name: string;
     readonly amount: number;
     readonly currency: string;
+    readonly basis: string;
   };
 }
 
