@@ -14,7 +14,8 @@ export const incomingEventSchemas = {
   /** Standard Webhooks: the event id travels in the `webhook-id` header. */
   'standard-webhooks': {
     type: 'object',
-    description: 'A Standard Webhooks event; `type` `orders.paid` with `data.order_id` confirms that order.',
+    description:
+      'A Standard Webhooks event; `type` `orders.paid` with `data.order_id` pays that order when `data.amount` (major units) and `data.currency` equal its total (docs/selling.md "Payment").',
     properties: {
       type: { type: 'string', maxLength: 200 },
     },
@@ -22,7 +23,8 @@ export const incomingEventSchemas = {
   /** Stripe: the event id is the body's `id`. */
   stripe: {
     type: 'object',
-    description: 'A Stripe event; `payment_intent.succeeded` or `checkout.session.completed` with `data.object.metadata.order_id` confirms that order.',
+    description:
+      'A Stripe event; `payment_intent.succeeded` (`amount_received`) or a paid `checkout.session.completed` / `checkout.session.async_payment_succeeded` (`amount_total`), in minor units with `currency`, and `data.object.metadata.order_id`, pays that order when the money equals its total (docs/selling.md "Payment").',
     required: ['id'],
     properties: {
       id: { type: 'string', minLength: 1, maxLength: 200 },

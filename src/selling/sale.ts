@@ -4,7 +4,8 @@ import type { UnitOfWork } from '../data/unit-of-work.js';
 import { assertBookable } from '../booking/booking-hooks.js';
 import { holdingsOf } from '../booking/holdings.js';
 import { occupancy, peakHeld } from '../booking/occupancy.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, validationError } from '../http/errors.js';
+import { MoneyError } from '../lib/money.js';
 import { getResource } from '../registry/index.js';
 import { priceStay } from './pricing.js';
 import type { ChargeBasis, ChargeRule, Line, Pricing } from './pricing.js';
@@ -57,7 +58,14 @@ export async function priceOf(queries: ScopedQueries, product: Row, stay: Stay):
  */
 export async function sellable(unit: UnitOfWork, product: Row, stay: Stay): Promise<PricedStay> {
   assertBookable(unit, product);
-  const pricing = await priceOf(unit, product, stay);
+  let pricing: Pricing;
+  try {
+    pricing = await priceOf(unit, product, stay);
+  } catch (error) {
+    // A total no JSON number holds exactly (price × units × periods beyond 2^53 minor units).
+    if (error instanceof MoneyError) throw validationError([{ field: 'quantity', message: `the stay's total is beyond what one order can charge (${error.message})` }]);
+    throw error;
+  }
   switch (pricing.kind) {
     case 'priced':
       return { currency: pricing.currency, periods: pricing.periods, lines: pricing.lines, total: pricing.total };

@@ -57,8 +57,8 @@ describe.each(dialects)('selling on %s', (dialect) => {
     };
     return h.request({ method: 'POST', url: `/v1/webhooks/${standardHook.id}/receive`, body, headers });
   };
-  const paidStripe = (orderId: string, object: Record<string, unknown>, eventId: string) => {
-    const body = JSON.stringify({ id: eventId, type: 'payment_intent.succeeded', data: { object: { metadata: { order_id: orderId }, ...object } } });
+  const paidStripe = (orderId: string, object: Record<string, unknown>, eventId: string, type = 'payment_intent.succeeded') => {
+    const body = JSON.stringify({ id: eventId, type, data: { object: { metadata: { order_id: orderId }, ...object } } });
     const at = Math.floor(clock.now() / 1000);
     const signature = `t=${at},v1=${createHmac('sha256', stripeSecret).update(`${at}.${body}`).digest('hex')}`;
     return h.request({ method: 'POST', url: `/v1/webhooks/${stripeHook}/receive`, body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
@@ -132,6 +132,9 @@ describe.each(dialects)('selling on %s', (dialect) => {
     expect((await post('/v1/orders', { quote_id: quote.quote_id })).json()).toMatchObject({ code: 'invalid_quote', reason: 'expired' });
     expect(await h.database.db.selectFrom('orders').select('_id').execute()).toHaveLength(before.length);
     expectProblem(await post('/v1/quotes', { product_id: p, ...stay, quantity: 2 }), 409, 'capacity_exceeded');
+    // A total no JSON number holds exactly is a clear 400, not a crash.
+    const huge = await product({ price: 1_000_000_000, total_items: 10_000, price_unit: 'hour' });
+    expectProblem(await post('/v1/quotes', { product_id: huge, start_time: '2030-01-01T00:00:00Z', end_time: '2031-01-01T00:00:00Z', quantity: 10_000 }), 400, 'validation_failed');
     expect((await post('/v1/quotes', { product_id: p, ...stay, quantity: 2 })).json()).toMatchObject({ available: 1 });
   });
 
@@ -190,6 +193,13 @@ describe.each(dialects)('selling on %s', (dialect) => {
     expect((await paidStripe(q._id, { amount_received: 19_998, currency: 'eur' }, 'pi_ok')).json()).toMatchObject({ outcome: 'applied' });
     const jpy = (await order(await product({ price: 12_000, currency: 'JPY' }))).json();
     expect((await paidStripe(jpy._id, { amount_received: 24_000, currency: 'jpy' }, 'pi_jpy')).json()).toMatchObject({ outcome: 'applied' });
+    // A Checkout Session paid by a delayed method completes unpaid: the later async success pays.
+    const session = (await order(await product({ price: 50 }))).json();
+    const unpaid = { amount_total: 10_000, currency: 'eur', payment_status: 'unpaid' };
+    expect((await paidStripe(session._id, unpaid, 'cs_unpaid', 'checkout.session.completed')).json()).toMatchObject({ outcome: 'ignored' });
+    expect(await get(`/v1/orders/${session._id}`)).toMatchObject({ status: 'active' });
+    expect((await paidStripe(session._id, { ...unpaid, payment_status: 'paid' }, 'cs_paid', 'checkout.session.async_payment_succeeded')).json()).toMatchObject({ outcome: 'applied' });
+    expect(await get(`/v1/orders/${session._id}`)).toMatchObject({ status: 'confirmed' });
   });
 
   it('a late payment confirms with late: true while the units are free, and asks for a refund once they are taken', async () => {
