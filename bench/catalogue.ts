@@ -144,14 +144,32 @@ export async function insertProducts(database: Database, tenantId: string, count
   return { ids, totalItems };
 }
 
-/** Inserts the catalogue's products and bookings into `tenantId`, in bulk. */
-export async function seedCatalogue(database: Database, tenantId: string, shape: CatalogueShape = defaultCatalogue): Promise<SeededCatalogue> {
-  const started = performance.now();
+export interface BookedProducts {
+  readonly productIds: readonly string[];
+  readonly totalItems: readonly number[];
+  readonly plans: readonly (readonly PlannedBooking[])[];
+  readonly bookings: number;
+  readonly holding: number;
+}
+
+/**
+ * Inserts `count` products built by `body(index)` and `bookingsPerProduct` planned bookings
+ * of each (PRNG seeded with `seed`, references `<prefix>-<n>`), and each product's longest
+ * booking as the capacity check records it, in bulk.
+ */
+export async function seedBookedProducts(
+  database: Database,
+  tenantId: string,
+  shape: CatalogueShape,
+  body: (index: number) => Record<string, unknown>,
+  seed: number,
+  referencePrefix: string,
+): Promise<BookedProducts> {
   const bookings = getResource('bookings');
   const createdMs = Date.now() - 30 * dayMs;
   const at = new Date(createdMs).toISOString();
-  const { ids: productIds, totalItems: totals } = await insertProducts(database, tenantId, shape.products, catalogueProduct);
-  const random = seededRandom(20_270_101);
+  const { ids: productIds, totalItems: totals } = await insertProducts(database, tenantId, shape.products, body);
+  const random = seededRandom(seed);
   const plans = productIds.map((_, index) => planBookings(random, totals[index] ?? 1, shape.bookingsPerProduct, catalogueYearStart));
   const defaults = normaliseBody(bookings, { product_id: productIds[0], start_time: at, end_time: at }, 'create');
   let holding = 0;
@@ -172,11 +190,106 @@ export async function seedCatalogue(database: Database, tenantId: string, shape:
       end_time: new Date(plan.end).toISOString(),
       status: plan.status,
       quantity: plan.quantity,
-      reference: `AV-${i}`,
+      reference: `${referencePrefix}-${i}`,
     });
   });
   // Each product's longest booking, as the capacity check records it for bookings made
   // through the API (src/booking/booking-spans.ts): availability looks back that far.
   await insertRows(database, 'product_booking_spans', productIds.length, (index) => ({ product_id: productIds[index], longest_ms: Math.max(0, ...(plans[index] ?? []).map((b) => b.end - b.start)) }));
-  return { productIds, totalItems: totals, plans, bookings: total, holding, seconds: (performance.now() - started) / 1000 };
+  return { productIds, totalItems: totals, plans, bookings: total, holding };
+}
+
+/** Inserts the catalogue's products and bookings into `tenantId`, in bulk. */
+export async function seedCatalogue(database: Database, tenantId: string, shape: CatalogueShape = defaultCatalogue): Promise<SeededCatalogue> {
+  const started = performance.now();
+  const seeded = await seedBookedProducts(database, tenantId, shape, catalogueProduct, 20_270_101, 'AV');
+  return { ...seeded, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * The selling scenarios' products (`book`, `quote`, `order-create`): 100 products with a
+ * price per night and two service charges, beside the catalogue's 1 000 in the same tenant,
+ * in a city of their own (so the availability search's cities still match exactly their
+ * 100 products) and with the same density of seeded bookings (100 each over 2027). The
+ * catalogue's products keep no price, so the availability scenarios measure what they did.
+ * 20–30 units each, so the stays the scenarios add rarely meet a full night.
+ */
+export const sellingCity = 'Faro';
+export const sellingCatalogue: CatalogueShape = { products: 100, bookingsPerProduct: 100 };
+/** Seeded products are priced per night in this zone (its DST changes price like a real stay). */
+export const sellingTimeZone = 'Europe/Lisbon';
+
+/** Priced product `index` as a create request body. */
+export function pricedProduct(index: number): Record<string, unknown> {
+  return {
+    name: `Faro flat ${index}`,
+    description: 'A studio by the marina, priced per night.',
+    address: `Rua do Mar ${index + 1}`,
+    city: sellingCity,
+    zip_code: String(8_000 + index),
+    country: 'PT',
+    total_items: 20 + (index % 11),
+    is_published: true,
+    time_zone: sellingTimeZone,
+    price: 60 + (index % 9) * 10,
+    price_unit: 'night',
+    currency: 'EUR',
+  };
+}
+
+/** A service charge of every priced product: its cleaning once per order and a tourist tax per unit and night. */
+export interface PlannedCharge {
+  readonly name: string;
+  readonly basis: 'per_order' | 'per_unit' | 'per_unit_per_period' | 'percent_of_rent';
+  readonly amount: number;
+}
+
+export const sellingCharges: readonly PlannedCharge[] = [
+  { name: 'Cleaning', basis: 'per_order', amount: 25 },
+  { name: 'Tourist tax', basis: 'per_unit_per_period', amount: 2 },
+];
+
+/** What a stay of `nights` nights and `quantity` units of a product at `price` costs with {@link sellingCharges}. */
+export function expectedTotal(price: number, nights: number, quantity: number): number {
+  let total = price * nights * quantity;
+  for (const charge of sellingCharges) {
+    if (charge.basis === 'per_order') total += charge.amount;
+    else if (charge.basis === 'per_unit') total += charge.amount * quantity;
+    else if (charge.basis === 'per_unit_per_period') total += charge.amount * quantity * nights;
+    else total += (price * nights * quantity * charge.amount) / 100;
+  }
+  return total;
+}
+
+/** Inserts {@link sellingCharges} for each of `productIds` (EUR, the products' currency), in bulk. */
+export async function insertCharges(database: Database, tenantId: string, productIds: readonly string[]): Promise<number> {
+  const charges = getResource('service-charges');
+  const createdMs = Date.now() - 30 * dayMs;
+  const at = new Date(createdMs).toISOString();
+  const count = productIds.length * sellingCharges.length;
+  await insertRows(database, charges.table, count, (i) => {
+    const charge = sellingCharges[i % sellingCharges.length] ?? sellingCharges[0];
+    const productId = productIds[Math.floor(i / sellingCharges.length)];
+    const values = normaliseBody(charges, { product_id: productId, name: charge?.name, basis: charge?.basis, amount: charge?.amount, currency: 'EUR' }, 'create');
+    // created_at orders a product's charges (the price lists them in that order): one ms apart.
+    const created = new Date(createdMs + (i % sellingCharges.length)).toISOString();
+    return storedRow(charges, database, { ...values, _id: uuidv7({ msecs: createdMs }), tenant_id: tenantId, created_at: created, updated_at: at });
+  });
+  return count;
+}
+
+export interface SeededSelling extends BookedProducts {
+  /** `price` by product index. */
+  readonly prices: readonly number[];
+  readonly charges: number;
+  readonly seconds: number;
+}
+
+/** Inserts the priced products, their bookings and their service charges into `tenantId`, in bulk. */
+export async function seedSelling(database: Database, tenantId: string, shape: CatalogueShape = sellingCatalogue): Promise<SeededSelling> {
+  const started = performance.now();
+  const seeded = await seedBookedProducts(database, tenantId, shape, pricedProduct, 20_261_206, 'SL');
+  const charges = await insertCharges(database, tenantId, seeded.productIds);
+  const prices = seeded.productIds.map((_, index) => Number(pricedProduct(index).price));
+  return { ...seeded, prices, charges, seconds: (performance.now() - started) / 1000 };
 }

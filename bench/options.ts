@@ -17,6 +17,10 @@ export const serviceScenarios = [
   'book-contended',
   'availability-product',
   'availability-search',
+  'book',
+  'quote',
+  'order-create',
+  'checkout-contended',
 ] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];
@@ -43,7 +47,7 @@ export interface BenchOptions {
   readonly serviceDir: string | null;
   /** Rounds of the selected scenarios, one after another; ratios are reported per round and as the median. */
   readonly repeat: number;
-  /** Concurrent connections of `book-contended`, all booking one product. */
+  /** Concurrent connections of `book-contended` (all booking one product) and `checkout-contended` (all ordering one). */
   readonly contenders: number;
   /**
    * SQLite only: `ANALYZE` after seeding the booking catalogue. Off by default: the service
@@ -67,7 +71,8 @@ export const usage = `Usage: npm run bench -- [options]
                         git archive), seeded and driven by this one; same database schema required
   --repeat <n>          run the selected scenarios n times in rounds (default 1); the table shows each
                         scenario's median round, the targets the median ratio and every round's ratio
-  --contenders <n>      concurrent connections booking one product in book-contended (default 100)
+  --contenders <n>      concurrent connections booking (book-contended) or ordering (checkout-contended)
+                        one product (default 100)
   --analyze             SQLite: gather planner statistics (ANALYZE) after seeding the booking catalogue;
                         off by default: the service runs PRAGMA optimize itself (PostgreSQL is always analysed)`;
 

@@ -103,6 +103,7 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
     { name: 'get-bearer-traced ÷ get-bearer', value: divide(byName(results, 'get-bearer-traced')?.rps, byName(results, 'get-bearer')?.rps), target: tracingTarget, kind: 'at-least' },
     { name: 'access log line, CPU µs', value: logLineMicros(results), target: logLineTarget, kind: 'at-most' },
     ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
+    ...sellingTargets.map(({ measure, reference: _reference, ...t }) => ({ ...t, value: sellingRatio(results, t.scenario, measure) })),
     { name: 'RSS MB after full GC (highest)', value: highestSettledRss(results), target: settledMemoryTarget, kind: 'below' },
   ];
   return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
@@ -114,6 +115,35 @@ export const bookingTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 
   { name: 'availability-product p99 ms', scenario: 'availability-product', target: 10, kind: 'below' },
   { name: 'availability-search p99 ms', scenario: 'availability-search', target: 50, kind: 'below' },
 ];
+
+/**
+ * Selling a stay: a quote and an order cost at most 1.5× the service CPU of a plain booking
+ * create (`book`, same products, stays and client) per successful request; ordering one
+ * product from 100 connections keeps at least 0.6× `book-contended`'s successful rate. All
+ * judged on SQLite (on PostgreSQL the database server's own CPU is not in the service's).
+ */
+export const sellingTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 'judgedOn'> & {
+  readonly scenario: string;
+  /** The scenario the ratio divides by. */
+  readonly reference: string;
+  /** `cpu`: CPU ms per successful request; `rps`: successful requests per second. */
+  readonly measure: 'cpu' | 'rps';
+})[] = [
+  { name: 'quote ÷ book, CPU per request', scenario: 'quote', reference: 'book', measure: 'cpu', target: 1.5, kind: 'at-most', judgedOn: 'sqlite' },
+  { name: 'order-create ÷ book, CPU per request', scenario: 'order-create', reference: 'book', measure: 'cpu', target: 1.5, kind: 'at-most', judgedOn: 'sqlite' },
+  { name: 'checkout-contended ÷ book-contended', scenario: 'checkout-contended', reference: 'book-contended', measure: 'rps', target: 0.6, kind: 'at-least', judgedOn: 'sqlite' },
+];
+
+/** A selling target's quotient: `scenario`'s CPU per request or req/s over its reference's in the same round. */
+function sellingRatio(results: readonly ScenarioResult[], scenario: string, measure: 'cpu' | 'rps'): number | null {
+  const target = sellingTargets.find((t) => t.scenario === scenario);
+  if (!target) return null;
+  const pick = (name: string) => {
+    const result = byName(results, name);
+    return measure === 'cpu' ? result?.cpuMsPerRequest : result?.rps;
+  };
+  return divide(pick(scenario), pick(target.reference));
+}
 
 /** The middle value (the lower of the two middles for an even count): a value one of the rounds measured. */
 function median<T>(values: readonly T[], key: (value: T) => number): T | undefined {
@@ -197,6 +227,15 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
         medians?.find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name)) ??
         ratios(results, crypto, database).find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name));
       return target ? `${targetText(target)}${medians ? ', median' : ''}: ${verdict(target)}` : '';
+    }
+    case 'quote':
+    case 'order-create':
+    case 'checkout-contended': {
+      const selling = sellingTargets.find((t) => t.scenario === result.scenario);
+      const target = selling && (medians ?? ratios(results, crypto, database)).find((r) => r.name === selling.name);
+      if (!selling || !target || target.value === null) return '';
+      const what = selling.measure === 'cpu' ? `${selling.reference} CPU/req` : selling.reference;
+      return `${num(target.value, 2)}× ${what}${medians ? ' (median)' : ''} (${targetText(target)}: ${verdict(target)})`;
     }
     default:
       return '';

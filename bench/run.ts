@@ -31,6 +31,7 @@ import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
 import { getQuietScenario, getScenario, getTracedScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
+import { bookScenario, checkoutContendedScenario, orderCreateScenario, quoteScenario } from './scenarios/selling.js';
 import { tokenScenario } from './scenarios/token.js';
 import { updateScenario } from './scenarios/update.js';
 import { webhookDeliveryScenario } from './scenarios/webhook-delivery.js';
@@ -47,6 +48,10 @@ const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
   'get-bearer-traced': ['get-bearer'],
   'get-bearer-warn': ['get-bearer'],
   cluster: ['crypto-limit'],
+  // Selling is judged against the plain booking create and book-contended of the same round.
+  quote: ['book'],
+  'order-create': ['book'],
+  'checkout-contended': ['book-contended'],
   'oidc-provider': ['crypto-limit'],
 };
 
@@ -67,6 +72,10 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['book-contended', bookContendedScenario],
   ['availability-product', availabilityProductScenario],
   ['availability-search', availabilitySearchScenario],
+  ['book', bookScenario],
+  ['quote', quoteScenario],
+  ['order-create', orderCreateScenario],
+  ['checkout-contended', checkoutContendedScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {

@@ -51,35 +51,47 @@ interface Contended {
 export interface InvariantCheck {
   readonly bookings: number;
   readonly holding: number;
+  /** `held` bookings (orders' holds) among `holding`, unexpired when read. */
+  readonly heldUnexpired: number;
+  /** `held` bookings whose `expires_at` had passed when read, and `expired` ones: they hold nothing. */
+  readonly heldExpired: number;
   readonly peak: number;
   readonly bruteForcePeak: number | null;
 }
 
-/** Reads every booking of `productId` and checks that no instant holds more than `totalItems` units; throws otherwise. */
-export async function checkInvariant(ctx: BenchContext, productId: string, totalItems: number): Promise<InvariantCheck> {
+/**
+ * Reads every booking of `productId` and checks that no instant holds more than `totalItems`
+ * units; throws otherwise (`scenario` names the check in the error). Holding bookings are
+ * `active` and `completed` ones and, as the service counts them (src/booking/holdings.ts),
+ * `held` ones whose `expires_at` is after the moment of the read.
+ */
+export async function checkInvariant(ctx: BenchContext, productId: string, totalItems: number, scenario = 'book-contended'): Promise<InvariantCheck> {
   return withStorage(ctx.config, async (database) => {
     const { dialect } = database;
+    const now = Date.now();
     const rows = await database.db
       .selectFrom(getResource('bookings').table)
-      .select(['start_time', 'end_time', 'quantity', 'status'])
+      .select(['start_time', 'end_time', 'quantity', 'status', 'expires_at'])
       .where('product_id', '=', productId)
       .where('deleted_at', 'is', null)
       .execute();
     const at = (value: unknown) => Date.parse(String(dialect.fromDb('timestamp', value)));
-    const held: HeldInterval[] = rows
-      .filter((row) => row.status === 'active' || row.status === 'completed')
-      .map((row) => ({ start: at(row.start_time), end: at(row.end_time), quantity: Number(row.quantity) }));
-    if (held.some((h) => !Number.isFinite(h.start) || !Number.isFinite(h.end))) throw new Error('book-contended: a booking of the product has an unreadable start or end time');
+    const unexpiredHold = (row: (typeof rows)[number]) => row.status === 'held' && row.expires_at !== null && at(row.expires_at) > now;
+    const holding = rows.filter((row) => row.status === 'active' || row.status === 'completed' || unexpiredHold(row));
+    const held: HeldInterval[] = holding.map((row) => ({ start: at(row.start_time), end: at(row.end_time), quantity: Number(row.quantity) }));
+    if (held.some((h) => !Number.isFinite(h.start) || !Number.isFinite(h.end))) throw new Error(`${scenario}: a booking of the product has an unreadable start or end time`);
     const peak = peakHeld(held);
     const brute = held.length <= bruteForceLimit ? peakHeldBruteForce(held) : null;
     const worst = Math.max(peak.held, brute?.held ?? 0);
     if (worst > totalItems || (brute && brute.held !== peak.held)) {
       const when = new Date(worst === peak.held ? peak.at : (brute?.at ?? Number.NaN)).toISOString();
       throw new Error(
-        `book-contended: INVARIANT VIOLATED: ${worst} units of ${totalItems} held at ${when} (sweep ${peak.held}, brute force ${brute?.held ?? 'skipped'}; ${held.length} holding bookings of ${rows.length})`,
+        `${scenario}: INVARIANT VIOLATED: ${worst} units of ${totalItems} held at ${when} (sweep ${peak.held}, brute force ${brute?.held ?? 'skipped'}; ${held.length} holding bookings of ${rows.length})`,
       );
     }
-    return { bookings: rows.length, holding: held.length, peak: peak.held, bruteForcePeak: brute?.held ?? null };
+    const heldUnexpired = holding.filter(unexpiredHold).length;
+    const heldExpired = rows.filter((row) => row.status === 'expired' || (row.status === 'held' && !unexpiredHold(row))).length;
+    return { bookings: rows.length, holding: held.length, heldUnexpired, heldExpired, peak: peak.held, bruteForcePeak: brute?.held ?? null };
   });
 }
 
