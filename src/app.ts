@@ -45,6 +45,7 @@ import type { TokenService } from './services/token-service.js';
 import type { SecurityEvents } from './security/security-events.js';
 import type { Metrics } from './observability/metrics.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { CalendarService } from './calendars/calendar-service.js';
 import { buildContainer } from './container/container.js';
 
 export interface AppDeps {
@@ -80,6 +81,8 @@ export interface App {
   readonly dispatcher: WebhookDispatcher;
   /** This app's Prometheus metrics (served at `/metrics`). */
   readonly metrics: Metrics;
+  /** Calendar feeds and imports (main.ts schedules the imports; tests sync them directly). */
+  readonly calendars: CalendarService;
 }
 
 /**
@@ -177,6 +180,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<App> {
   return {
     server,
     dispatcher: container.dispatcher,
+    calendars: container.calendars,
     resources: container.resources,
     apiClients: container.apiClients,
     tokens: container.tokens,

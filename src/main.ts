@@ -12,6 +12,7 @@ import { loggerOptions } from './observability/logger-options.js';
 import { startTracing } from './observability/tracing.js';
 import { systemClock } from './core/clock.js';
 import { startOrderExpiryJob } from './selling/order-expiry.js';
+import { startCalendarSyncJob } from './calendars/calendar-sync-job.js';
 import { retentionRowCounts, retentionSettingsFromConfig, startRetentionJob } from './gdpr/retention-job.js';
 import { keepPlannerStatisticsCurrent } from './db/planner-statistics.js';
 import { openSigningKeys } from './signing-key-source.js';
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   );
   const stopStatistics = keepPlannerStatisticsCurrent(database, log);
   const stopOrderExpiry = startOrderExpiryJob(database, config.orderExpirySweepSeconds, systemClock, log);
+  const stopCalendarSync = startCalendarSyncJob(database, systemClock, app.calendars.sync, config.calendarSyncSeconds, log);
   app.dispatcher.start();
 
   const connections = connectionDrain(app.server.server);
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
       clearInterval(keyReload);
       connections.drain();
       // Stop listening first: a purge run still going must not keep the port accepting.
-      await Promise.all([app.server.close(), stopRetention(), stopStatistics(), stopOrderExpiry(), app.dispatcher.stop()]);
+      await Promise.all([app.server.close(), stopRetention(), stopStatistics(), stopOrderExpiry(), stopCalendarSync(), app.dispatcher.stop()]);
       await database.close();
       await tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'last spans not exported'));
       clearTimeout(timer);

@@ -6,6 +6,7 @@ import { availabilityActions } from './availability-actions.js';
 import { eraseUserAction, exportSubjectAction, previewRetentionAction } from './gdpr-actions.js';
 import { oauthActions } from './oauth-actions.js';
 import { orderActions } from './order-actions.js';
+import { calendarActions } from './calendar-actions.js';
 import { productRateActions } from './product-rate-actions.js';
 import { resourceActions } from './resource-actions.js';
 import { resetTotpAction, signInActions } from './sign-in-actions.js';
@@ -24,6 +25,7 @@ export const actions: readonly ActionDef[] = Object.freeze([
   rotateClientKey,
   ...availabilityActions,
   ...orderActions,
+  ...calendarActions,
   ...productRateActions,
   eraseUserAction,
   exportSubjectAction,

@@ -1,14 +1,12 @@
 import { listHeaders } from '../derive/openapi/headers.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
 import { problems } from '../derive/openapi/problems.js';
-import { resourceSchemas, schemaName } from '../derive/openapi/resource-schemas.js';
 import { ref } from '../derive/openapi/types.js';
-import type { OpenApiObject, Operation, Schema } from '../derive/openapi/types.js';
-import { reservedColumns } from '../registry/define-resource.js';
+import type { OpenApiObject, Operation } from '../derive/openapi/types.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import { queryParsedByHandler } from './action.js';
 import type { ActionDef, ActionSchemas, HttpMethod } from './action.js';
-import type { UnknownMembers } from './input-errors.js';
+import { headerRefs, json, subCollectionParts } from './sub-collection.js';
 
 /*
  * The rates of a product (docs/selling.md "Rates"): a sub-collection at
@@ -17,37 +15,12 @@ import type { UnknownMembers } from './input-errors.js';
  * its schemas are printed inline (the document's components hold the resources' only).
  */
 
-const schemas = resourceSchemas(productRates);
-const record = schemas[schemaName(productRates, 'Record')] as Schema;
-const listItem = schemas[schemaName(productRates, 'ListItem')] as Schema;
-const createBody = schemas[schemaName(productRates, 'Create')] as Schema;
-const updateBody = schemas[schemaName(productRates, 'Update')] as Schema;
-
-const list: Schema = {
-  type: 'object',
-  description: 'One page of rates.',
-  properties: {
-    items: { type: 'array', items: listItem },
-    total: { type: 'integer', minimum: 0, description: 'Number of matching rates.' },
-    page: { type: 'integer', minimum: 1, description: 'This page, starting at 1.' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size.' },
-  },
-  required: ['items', 'total', 'page', 'per_page'],
-};
-
-const serverOwnedMessage = 'is set by the service and cannot be written';
-
-/** Members a rate body may not carry: the bookkeeping columns and `product_id`, which comes from the path. */
-const bodyMembers: UnknownMembers = {
-  unknown: 'is not a field of a rate',
-  refused: Object.fromEntries([...reservedColumns, ...productRates.fieldNames.filter((name) => productRates.fields[name]?.serverOwned)].map((name) => [name, serverOwnedMessage])),
-};
+const { record, createBody, updateBody, list, bodyMembers } = subCollectionParts(productRates, 'a rate');
 
 const id = ref('parameters', 'id');
 const rateId: OpenApiObject = { name: 'rate_id', in: 'path', required: true, description: 'The rate (`_id`).', schema: { type: 'string', minLength: 1, maxLength: 200 } };
 const ifMatch = ref('parameters', 'IfMatch');
-const json = (schema: Schema): OpenApiObject => ({ 'application/json': { schema } });
-const headers = (...names: string[]): OpenApiObject => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
+const headers = headerRefs;
 
 const rules =
   "A rate covers the product's local dates `[from, to)` (`to` exclusive, at most 2 years after `from`); two live rates of one product may not share a date (409 `rate_overlap` naming the other rate in `rate_id`), touching ranges do not. `price` is in the product's `currency`, with no more decimals than it has; `min_stay` may not exceed `max_stay`.";

@@ -24,7 +24,7 @@ export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
  * must describe the same bookings.
  */
 export const bookingHooks: ResourceHooks = {
-  updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition', 'managed_by_order'],
+  updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition', 'managed_by_order', 'managed_by_calendar'],
   async lock(hook, values) {
     if (typeof values.product_id === 'string') await lockedProduct(hook.unit, values.product_id);
   },
@@ -64,8 +64,16 @@ export const bookingHooks: ResourceHooks = {
 /** Statuses only an order gives its booking (docs/selling.md). */
 const orderStatuses: readonly string[] = ['held', 'expired'];
 
-/** A booking of an order changes only through its order (409 `managed_by_order`). */
+/**
+ * A booking of an order changes only through its order (409 `managed_by_order`), a block of
+ * a calendar import only through its feed (409 `managed_by_calendar`, docs/calendars.md).
+ */
 function assertNotManaged(booking: Readonly<Record<string, unknown>>): void {
+  if (booking.source === 'calendar') {
+    throw new ApiError('managed_by_calendar', `The booking is a block of the calendar import ${String(booking.calendar_import_id)}: change the event in its feed, or delete the import`, {
+      extensions: { calendar_import_id: booking.calendar_import_id },
+    });
+  }
   if (typeof booking.order_id !== 'string') return;
   throw new ApiError('managed_by_order', `The booking belongs to the order ${booking.order_id}: confirm, cancel or let it expire through /v1/orders`, { extensions: { order_id: booking.order_id } });
 }

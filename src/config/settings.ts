@@ -164,6 +164,12 @@ export const settings = {
     'How often one instance marks orders past their hold `expired` and forgets expired quotes; 0 disables the sweep (holds still stop counting at `expires_at`).',
     integer('ORDER_EXPIRY_SWEEP_SECONDS', 15, 0, 60),
   ),
+  calendarSyncSeconds: setting(
+    'CALENDAR_SYNC_SECONDS',
+    '900',
+    'How often one instance fetches every calendar import (docs/calendars.md); an import with no successful sync for 3 intervals is `stale`. 0 disables the schedule (`POST …/sync` still works).',
+    integer('CALENDAR_SYNC_SECONDS', 900, 0, 86_400),
+  ),
   auditPurgeIntervalMinutes: setting(
     'AUDIT_PURGE_INTERVAL_MINUTES',
     '60',

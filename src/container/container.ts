@@ -29,13 +29,16 @@ import { OAuthProviders } from '../sign-in/oauth-providers.js';
 import { OtpService } from '../sign-in/otp-service.js';
 import { TotpService } from '../sign-in/totp-service.js';
 import { UserTokens } from '../sign-in/user-tokens.js';
-import { AddressGuard } from '../webhooks/address-guard.js';
+import { AddressGuard } from '../lib/address-guard.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { webhookQueue } from '../webhooks/webhook-queue.js';
 import { IncomingWebhooks } from '../webhooks/incoming.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { webhookHooks } from '../webhooks/webhook-hooks.js';
 import { orderHooks } from '../selling/order-hooks.js';
+import { calendarImportHooks } from '../calendars/calendar-import-hooks.js';
+import { CalendarService } from '../calendars/calendar-service.js';
+import { CalendarSync } from '../calendars/import-sync.js';
 import { resourceHooks } from './resource-hooks.js';
 
 /** What the container is built from: the storage, the signing keys and where services log. */
@@ -106,7 +109,9 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     'api-clients': apiClientHooks({ overlapDays: config.keyOverlapDays }),
     webhooks: webhookHooks({ allowHttp: config.webhookAllowHttp, guard, dataKey }),
     orders: orderHooks({ holdSeconds: config.orderHoldSeconds }),
+    'calendar-imports': calendarImportHooks({ guard, allowHttp: config.webhookAllowHttp }),
   });
+  const calendarSync = new CalendarSync(database, clock, { guard, allowHttp: config.webhookAllowHttp, intervalSeconds: config.calendarSyncSeconds }, metrics);
   const events = new SecurityEvents(database, clock, log);
   const messages = new MessageSender(config);
   const userTokens = new UserTokens({ keys, verifier, tenants, issuer: config.apiBase, lifetimeSeconds: config.accessTokenTtlSeconds, clock });
@@ -137,6 +142,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     apiClients: new ApiClientAdmin(database, clock, config.keyOverlapDays),
     webhooks: new WebhookAdmin(database, clock, dataKey, dispatcher),
     incoming: new IncomingWebhooks(database, clock, dataKey, tenants),
+    calendars: new CalendarService(database, clock, dataKey, config.publicUrl, calendarSync),
     signIn: {
       otp: new OtpService({
         database,

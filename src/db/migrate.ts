@@ -26,6 +26,7 @@ import { totpLockoutMigration } from './migrations/0022-totp-lockout.js';
 import { randomEtagsMigration } from './migrations/0023-random-etags.js';
 import { webhookDeliveryClaimsMigration } from './migrations/0024-webhook-delivery-claims.js';
 import { sellingMigration } from './migrations/0025-selling.js';
+import { calendarsMigration } from './migrations/0026-calendars.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -56,6 +57,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0023-random-etags': randomEtagsMigration(database.dialect),
     '0024-webhook-delivery-claims': webhookDeliveryClaimsMigration(database.dialect),
     '0025-selling': sellingMigration(database.dialect),
+    '0026-calendars': calendarsMigration(database.dialect),
   };
 }
 

@@ -167,6 +167,17 @@ export interface ServiceTables {
     /** Epoch milliseconds: the quote is refused (`expired`) from then on, and purged. */
     expires_at: number;
   };
+  calendar_feeds: {
+    /** One export feed per product. */
+    product_id: string;
+    tenant_id: string | null;
+    /** SHA-256 (hex) of the secret in the feed's URL: how a request finds its feed. */
+    secret_hash: string;
+    /** The secret, sealed under the data key, so the feed URL can be shown again. */
+    secret: string;
+    /** Epoch milliseconds. */
+    created_at: number;
+  };
   job_leases: {
     job: string;
     holder: string;

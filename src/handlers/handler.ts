@@ -1,6 +1,7 @@
 import type { ActionInput, ActionResult } from '../actions/action.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { ApiClientAdmin } from '../services/api-client-admin.js';
+import type { CalendarService } from '../calendars/calendar-service.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { SignInServices } from '../sign-in/sign-in-services.js';
 import type { IncomingWebhooks } from '../webhooks/incoming.js';
@@ -14,6 +15,8 @@ export interface ActionServices {
   readonly webhooks: WebhookAdmin;
   /** Incoming webhooks: signature checks and their effects. */
   readonly incoming: IncomingWebhooks;
+  /** Calendar feeds out and in (docs/calendars.md). */
+  readonly calendars: CalendarService;
   /** End-user sign-in. */
   readonly signIn: SignInServices;
   /** `PUBLIC_URL`, for `Location` and `Link` headers. */

@@ -7,6 +7,7 @@ import { gdprHandlers } from './gdpr-handlers.js';
 import type { Handler, Handlers } from './handler.js';
 import { oauthHandlers } from './oauth-handlers.js';
 import { createOrder, orderHandlers } from './order-handlers.js';
+import { calendarHandlers } from './calendar-handlers.js';
 import { productRateHandlers } from './product-rate-handlers.js';
 import { resourceHandlers } from './resource-handlers.js';
 import { signInHandlers } from './sign-in-handlers.js';
@@ -37,6 +38,7 @@ export function handlerTable(declared: readonly Pick<ActionDef, 'resource' | 'na
 export const handlers = handlerTable(actions, [
   ...resources.map(crudHandlers),
   orderHandlers,
+  calendarHandlers,
   apiClientHandlers,
   availabilityHandlers,
   productRateHandlers,

@@ -7,7 +7,7 @@ import type { FilterNode } from '../query/filter-ast.js';
 import { parseListQuery } from '../query/parse-list-query.js';
 import { getResource } from '../registry/index.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
-import { ratesContext } from '../selling/rate-hooks.js';
+import { withPathParent } from '../services/path-parent.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Handlers } from './handler.js';
 import { pageAnswer } from './page-answer.js';
@@ -57,7 +57,7 @@ export const productRateHandlers: Handlers = {
   },
   'products.rates-create': async (input, { resources, origin }) => {
     const productId = productIdOf(input);
-    const { record, etag } = await resources.create(ratesContext(input.context, productId), productRates, input.body);
+    const { record, etag } = await resources.create(withPathParent(input.context, productId), productRates, input.body);
     return { status: 201, headers: { etag, location: `${origin}/v1/products/${encodeURIComponent(productId)}/rates/${String(record._id)}` }, body: record };
   },
   'products.rates-read': async (input, { resources }) => {
@@ -70,13 +70,13 @@ export const productRateHandlers: Handlers = {
   'products.rates-update': async (input, { resources }) => {
     const [productId, rateId] = [productIdOf(input), rateIdOf(input)];
     await assertRateOfProduct(resources, input.context, productId, rateId);
-    const { record, etag } = await resources.update(ratesContext(input.context, productId), productRates, rateId, input.ifMatch, input.body);
+    const { record, etag } = await resources.update(withPathParent(input.context, productId), productRates, rateId, input.ifMatch, input.body);
     return { status: 200, headers: { etag }, body: record };
   },
   'products.rates-delete': async (input, { resources }) => {
     const [productId, rateId] = [productIdOf(input), rateIdOf(input)];
     await assertRateOfProduct(resources, input.context, productId, rateId);
-    await resources.remove(ratesContext(input.context, productId), productRates, rateId, input.ifMatch);
+    await resources.remove(withPathParent(input.context, productId), productRates, rateId, input.ifMatch);
     return { status: 204 };
   },
 };

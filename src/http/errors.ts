@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'product_unavailable'
   | 'invalid_transition'
   | 'managed_by_order'
+  | 'managed_by_calendar'
   | 'not_for_sale'
   | 'stay_restricted'
   | 'rate_overlap'
@@ -77,6 +78,7 @@ const catalogue: Record<ErrorCode, { status: number; title: string }> = {
   product_unavailable: { status: 409, title: 'The product takes no new bookings' },
   invalid_transition: { status: 409, title: 'The record cannot change to this status' },
   managed_by_order: { status: 409, title: 'The booking belongs to an order and changes only through it' },
+  managed_by_calendar: { status: 409, title: 'The booking is a block of a calendar import and changes only through its feed' },
   not_for_sale: { status: 409, title: 'The product has no price: it cannot be quoted or ordered' },
   stay_restricted: { status: 409, title: "The product's rates do not allow this stay" },
   rate_overlap: { status: 409, title: 'Another rate of the product covers some of these dates' },

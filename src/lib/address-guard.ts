@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { IpAllowlist } from '../lib/ip-allowlist.js';
+import { IpAllowlist } from './ip-allowlist.js';
 
 /** IPv4 addresses that are not the public internet: loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved. */
 export const refusedIpv4Ranges: readonly (readonly [network: string, prefix: number])[] = [
@@ -59,8 +59,9 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * Decides which addresses webhooks may connect to: public ones, and non-public ones only
- * inside `WEBHOOK_ALLOWED_NETWORKS`. The check runs on the address actually connected to
+ * Decides which addresses the service's outgoing requests (webhook deliveries, calendar
+ * imports) may connect to: public ones, and non-public ones only inside
+ * `WEBHOOK_ALLOWED_NETWORKS`. The check runs on the address actually connected to
  * (see {@link guardedLookup}), so a name that resolves differently at delivery (DNS
  * rebinding) cannot reach an internal address.
  */

@@ -19,7 +19,9 @@ const loggableParameters = new Set(['page', 'per_page', 'sort', 'fields', 'forma
  * filter values (e-mail addresses) and misplaced credentials (`access_token`,
  * `client_assertion` sent in a URL) never reach the logs.
  */
-function loggableUrl(url: string): string {
+function loggableUrl(raw: string): string {
+  // A calendar feed's path is its credential (docs/calendars.md "Export"): never logged.
+  const url = raw.replace(/^\/v1\/calendars\/[^/?]*/, `/v1/calendars/${censor}`);
   const mark = url.indexOf('?');
   if (mark < 0) return url;
   const params = new URLSearchParams(url.slice(mark + 1));

@@ -36,6 +36,8 @@ export class Metrics {
   readonly #otpMessages: Counter<'channel' | 'outcome'>;
   readonly #otpDailyUsed: Gauge<'channel'>;
   readonly #webhookDeliveries: Counter<'outcome'>;
+  readonly #calendarSyncs: Counter<'outcome'>;
+  readonly #calendarConflicts: Counter;
   readonly #retentionRuns: Counter<'outcome'>;
   readonly #retentionRows: Counter<'kind'>;
   readonly #retentionLastFinished: Gauge;
@@ -71,6 +73,13 @@ export class Metrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.#calendarSyncs = new Counter({
+      name: 'calendar_syncs_total',
+      help: 'Calendar import syncs on this instance, by outcome (applied, failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#calendarConflicts = new Counter({ name: 'calendar_conflicts_total', help: "Calendar events refused because they did not fit the product's free units (new conflicts only).", registers });
     this.#retentionRuns = new Counter({
       name: 'retention_runs_total',
       help: 'Scheduled retention job attempts on this instance, by outcome (finished, skipped: another instance held the interval, failed).',
@@ -118,6 +127,12 @@ export class Metrics {
   /** A webhook delivery attempt, by outcome. */
   webhookAttempt(outcome: string): void {
     this.#webhookDeliveries.inc({ outcome });
+  }
+
+  /** A calendar import sync ended (docs/calendars.md "Health"), with how many new conflicts it found. */
+  calendarSync(outcome: 'applied' | 'failed', newConflicts = 0): void {
+    this.#calendarSyncs.inc({ outcome });
+    if (newConflicts > 0) this.#calendarConflicts.inc(newConflicts);
   }
 
   /** A scheduled retention attempt ended; a finished one brings its row counts by kind, at `at` (epoch ms). */

@@ -109,7 +109,9 @@ export type ResourceName =
   /** The attempts of one delivery (`/v1/webhooks/{id}/deliveries/{delivery_id}/attempts`), a sub-collection likewise. */
   | 'webhook-delivery-attempts'
   /** The rates of a product (`/v1/products/{id}/rates`), a sub-collection likewise. */
-  | 'product-rates';
+  | 'product-rates'
+  /** The calendar feeds a product imports (`/v1/products/{id}/calendar-imports`), a sub-collection likewise. */
+  | 'calendar-imports';
 
 export interface ResourceSpec {
   /** Path segment under `/v1` and capability prefix. */

@@ -86,7 +86,7 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
       await unit.insert(bookings, {
         id: bookingId,
         owner: draft.owner,
-        values: { product_id: productId, user_id: values.user_id ?? null, ...times, status: 'held', quantity: stay.quantity, order_id: draft.id, expires_at: expiresAt },
+        values: { product_id: productId, user_id: values.user_id ?? null, ...times, status: 'held', quantity: stay.quantity, order_id: draft.id, expires_at: expiresAt, source: 'api' },
       });
       return { ...draft, values: order };
     },

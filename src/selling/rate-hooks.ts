@@ -4,7 +4,7 @@
  * every later caller get them, and a refused write leaves no audit entry and no event.
  */
 import { lockedProduct } from '../booking/booking-hooks.js';
-import type { RequestContext } from '../core/request-context.js';
+import { pathParentOf } from '../services/path-parent.js';
 import type { Row } from '../data/record-codec.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
@@ -12,20 +12,6 @@ import type { FieldError } from '../http/errors.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
 import { amountProblem } from '../lib/money.js';
-
-/** The product each rate write names in its path, by the context the handler made for it ({@link ratesContext}). */
-const pathProducts = new WeakMap<RequestContext, string>();
-
-/**
- * `context` for a write of the rates of `productId` (`/v1/products/{id}/rates…`): the hooks
- * read the product from it, since `product_id` is server-owned and never in the body. A
- * copy, so the binding lives exactly as long as the write's unit of work holds it.
- */
-export function ratesContext(context: RequestContext, productId: string): RequestContext {
-  const bound: RequestContext = { ...context };
-  pathProducts.set(bound, productId);
-  return bound;
-}
 
 /**
  * The product of the path, locked for the rest of the transaction: every write of one
@@ -35,8 +21,8 @@ export function ratesContext(context: RequestContext, productId: string): Reques
  * 404, as reading it would be; a rate of another product is not found under this one.
  */
 async function pathProduct(unit: UnitOfWork, values: Readonly<Record<string, unknown>>): Promise<Row> {
-  const id = pathProducts.get(unit.context);
-  if (id === undefined) throw new Error('product rates are written through /v1/products/{id}/rates (ratesContext)');
+  const id = pathParentOf(unit.context);
+  if (id === undefined) throw new Error('product rates are written through /v1/products/{id}/rates (withPathParent)');
   const product = await lockedProduct(unit, id);
   if (!product) throw notFound('products');
   if (values.product_id !== undefined && values.product_id !== id) throw notFound(productRates.name);

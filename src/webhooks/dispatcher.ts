@@ -7,7 +7,7 @@ import { getResource } from '../registry/index.js';
 import type { DataKey } from '../security/data-key.js';
 import { asSystem } from '../core/principal.js';
 import type { Clock } from '../core/clock.js';
-import type { AddressGuard } from './address-guard.js';
+import type { AddressGuard } from '../lib/address-guard.js';
 import { withSpan } from '../observability/tracing.js';
 import { postWebhook } from './deliver.js';
 import { signatureHeader } from './signature.js';

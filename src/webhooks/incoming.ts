@@ -36,6 +36,8 @@ interface SignedEvent {
   readonly orderId: string | undefined;
   /** The money it reports (docs/selling.md "Payment"). */
   readonly payment: Payment;
+  /** A Stripe Checkout Session's `payment_status` when it says the money has not arrived. */
+  readonly unpaid?: string;
 }
 
 function one(headers: Headers, name: string): string | undefined {
@@ -123,7 +125,9 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
   const object = (payload.data as { object?: Record<string, unknown> & { metadata?: Record<string, unknown> } } | undefined)?.object;
   const orderId = object?.metadata?.order_id;
   const type = typeof payload.type === 'string' ? payload.type : '';
-  return { id: String(payload.id), type, orderId: typeof orderId === 'string' ? orderId : undefined, payment: stripePayment(type, object) };
+  const status = object?.payment_status;
+  const unpaid = type === 'checkout.session.completed' && typeof status === 'string' && status !== 'paid' ? status.slice(0, 40) : undefined;
+  return { id: String(payload.id), type, orderId: typeof orderId === 'string' ? orderId : undefined, payment: stripePayment(type, object), ...(unpaid ? { unpaid } : {}) };
 }
 
 /**
@@ -131,7 +135,7 @@ function stripe(secret: string, headers: Headers, body: string, nowSeconds: numb
  * of a Checkout Session, in the currency's minor units, with its lower-case `currency`.
  */
 function stripePayment(type: string, object: Record<string, unknown> | undefined): Payment {
-  const minor = type === 'checkout.session.completed' ? object?.amount_total : object?.amount_received;
+  const minor = type.startsWith('checkout.session.') ? object?.amount_total : object?.amount_received;
   const currency = typeof object?.currency === 'string' ? object.currency.toUpperCase() : undefined;
   if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0 || currency === undefined || !isCurrency(currency)) return { amount: undefined, currency };
   return { amount: fromMinor(BigInt(minor), currency), currency };
@@ -144,7 +148,7 @@ export function receivedLockKey(webhookId: string, eventId: string): string {
 
 /** Event types that pay for an order, per scheme (CONTRACT.md "Incoming webhooks"). */
 const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
-  stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed']),
+  stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed', 'checkout.session.async_payment_succeeded']),
   'standard-webhooks': new Set(['orders.paid']),
 };
 
@@ -153,7 +157,8 @@ const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
  * compare, 300 s tolerance), the source address must be in the webhook's allowlist, and an
  * event id is processed once — the first delivery claims it with one atomic insert; a
  * repeat while it runs is a 409, with another body a 422, after it a 200 with no effect.
- * Payment events confirm the webhook's tenant's order, audited with the webhook as actor.
+ * Payment events settle the webhook's tenant's order (the money compared exactly, docs/selling.md
+ * "Payment"), audited with the webhook as actor.
  * The claim, the effect with its audit entry and the `done` mark are one transaction
  * (no compensation): a failure anywhere leaves none of them, and the sender's retry
  * starts afresh. A repeat that arrives while that transaction runs is told so by a
@@ -240,6 +245,9 @@ export class IncomingWebhooks {
   private async apply(unit: UnitOfWork, hook: Record<string, unknown>, event: SignedEvent): Promise<{ outcome: string; detail: string | null }> {
     if (!paymentTypes[String(hook.scheme)]?.has(event.type)) return { outcome: 'ignored', detail: `no effect for ${event.type.slice(0, 80)}` };
     if (!event.orderId) return { outcome: 'failed', detail: 'the event names no order (metadata.order_id / data.order_id)' };
+    // A Checkout Session completed with a delayed payment method is not paid yet: its
+    // `checkout.session.async_payment_succeeded` pays the order later.
+    if (event.unpaid) return { outcome: 'ignored', detail: `the checkout session is not paid yet (payment_status ${event.unpaid})` };
     const orderId = event.orderId;
     const order = await unit.find(orders, orderId, { lock: 'update' });
     if (!order) return { outcome: 'failed', detail: `no order ${orderId.slice(0, 60)} in this webhook's tenant` };

@@ -2,8 +2,8 @@ import { validationError } from '../http/errors.js';
 import type { FieldError } from '../http/errors.js';
 import type { DataKey } from '../security/data-key.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
-import { hostOf } from './address-guard.js';
-import type { AddressGuard } from './address-guard.js';
+import { hostOf } from '../lib/address-guard.js';
+import type { AddressGuard } from '../lib/address-guard.js';
 import { isEventName } from './event-catalogue.js';
 import { newWebhookSecret } from './signature.js';
 

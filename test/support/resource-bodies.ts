@@ -44,6 +44,8 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
       return { category: 'data', retention_days: 30 };
     case 'product-rates':
       return { from: '2026-12-01', to: '2026-12-08', price: 90 };
+    case 'calendar-imports':
+      return { url: 'https://calendar.example.com/listing/1.ics', name: 'Airbnb' };
     case 'audit-logs':
     case 'webhook-deliveries':
     case 'webhook-delivery-attempts':
@@ -53,7 +55,7 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
 
 /** A valid PATCH body of each writable resource (a mutable, non-sensitive field). */
 export function patchBody(resource: ResourceName): Record<string, unknown> {
-  const bodies: Record<Exclude<ResourceName, 'audit-logs' | 'webhook-deliveries' | 'webhook-delivery-attempts'>, Record<string, unknown>> = {
+  const bodies: Record<Exclude<ResourceName, 'audit-logs' | 'webhook-deliveries' | 'webhook-delivery-attempts' | 'calendar-imports'>, Record<string, unknown>> = {
     tenants: { name: 'Renamed' },
     products: { name: 'Renamed' },
     users: { locale: 'de' },
@@ -68,6 +70,7 @@ export function patchBody(resource: ResourceName): Record<string, unknown> {
     'retention-policies': { retention_days: 10 },
     'product-rates': { price: 95 },
   };
-  if (resource === 'audit-logs' || resource === 'webhook-deliveries' || resource === 'webhook-delivery-attempts') throw new Error(`${resource} are read-only`);
+  if (resource === 'audit-logs' || resource === 'webhook-deliveries' || resource === 'webhook-delivery-attempts' || resource === 'calendar-imports')
+    throw new Error(`${resource} are not changed by PATCH`);
   return bodies[resource];
 }

@@ -32,6 +32,7 @@ const codes: Readonly<Record<ErrorCode, true>> = {
   product_unavailable: true,
   invalid_transition: true,
   managed_by_order: true,
+  managed_by_calendar: true,
   not_for_sale: true,
   stay_restricted: true,
   rate_overlap: true,

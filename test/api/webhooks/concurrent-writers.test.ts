@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialectName } from '../../../src/db/dialect.js';
 import { DataKey } from '../../../src/security/data-key.js';
 import { systemClock } from '../../../src/core/clock.js';
-import { AddressGuard } from '../../../src/webhooks/address-guard.js';
+import { AddressGuard } from '../../../src/lib/address-guard.js';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import { dialects } from '../../support/databases.js';
 import { freePort } from '../../support/free-port.js';

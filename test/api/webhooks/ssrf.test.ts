@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { SigningKeyStore } from '../../../src/security/signing-keys.js';
 import { DataKey } from '../../../src/security/data-key.js';
 import { systemClock } from '../../../src/core/clock.js';
-import { AddressGuard } from '../../../src/webhooks/address-guard.js';
+import { AddressGuard } from '../../../src/lib/address-guard.js';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.js';
 import { checkWebhookUrl } from '../../../src/webhooks/webhook-hooks.js';
 import { dialects } from '../../support/databases.js';

@@ -29,6 +29,7 @@ const layers: readonly (readonly string[])[] = [
   ['services'],
   ['booking'],
   ['selling'],
+  ['calendars'],
   ['export'],
   ['webhooks'],
   ['sign-in'],

@@ -1,7 +1,7 @@
 import type { lookup } from 'node:dns';
 import { BlockList } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AddressGuard, refusedIpv4Ranges, refusedIpv6Ranges } from '../../../src/webhooks/address-guard.js';
+import { AddressGuard, refusedIpv4Ranges, refusedIpv6Ranges } from '../../../src/lib/address-guard.js';
 
 describe('webhook address guard', () => {
   const guard = new AddressGuard([]);

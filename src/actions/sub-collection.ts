@@ -1,0 +1,49 @@
+import { resourceSchemas, schemaName } from '../derive/openapi/resource-schemas.js';
+import { ref } from '../derive/openapi/types.js';
+import type { OpenApiObject, Schema } from '../derive/openapi/types.js';
+import { reservedColumns } from '../registry/define-resource.js';
+import type { ResourceDef } from '../registry/types.js';
+import type { UnknownMembers } from './input-errors.js';
+
+/** The schemas of a sub-collection of products (rates, calendar imports), printed inline: the document's components hold the resources' only. */
+export interface SubCollectionParts {
+  readonly record: Schema;
+  readonly createBody: Schema;
+  readonly updateBody: Schema;
+  /** One page of the list. */
+  readonly list: Schema;
+  /** Members a body may not carry: the bookkeeping columns and the server-owned fields. */
+  readonly bodyMembers: UnknownMembers;
+}
+
+/** {@link SubCollectionParts} of a registry description; `noun` names one record in messages ("a rate"). */
+export function subCollectionParts(def: ResourceDef, noun: string): SubCollectionParts {
+  const schemas = resourceSchemas(def);
+  const serverOwned = 'is set by the service and cannot be written';
+  return {
+    record: schemas[schemaName(def, 'Record')] as Schema,
+    createBody: schemas[schemaName(def, 'Create')] as Schema,
+    updateBody: schemas[schemaName(def, 'Update')] as Schema,
+    list: {
+      type: 'object',
+      description: `One page of ${def.description.toLowerCase()}`,
+      properties: {
+        items: { type: 'array', items: schemas[schemaName(def, 'ListItem')] as Schema },
+        total: { type: 'integer', minimum: 0, description: 'Number of matching records.' },
+        page: { type: 'integer', minimum: 1, description: 'This page, starting at 1.' },
+        per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size.' },
+      },
+      required: ['items', 'total', 'page', 'per_page'],
+    },
+    bodyMembers: {
+      unknown: `is not a field of ${noun}`,
+      refused: Object.fromEntries([...reservedColumns, ...def.fieldNames.filter((name) => def.fields[name]?.serverOwned)].map((name) => [name, serverOwned])),
+    },
+  };
+}
+
+/** A JSON response or request body. */
+export const json = (schema: Schema): OpenApiObject => ({ 'application/json': { schema } });
+
+/** Response headers by their shared component names (`ETag`, `Location`). */
+export const headerRefs = (...names: string[]): OpenApiObject => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));

@@ -1,0 +1,65 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../core/clock.js';
+import { asSystem } from '../core/principal.js';
+import type { Database } from '../db/dialect.js';
+import { ScopedQueries } from '../data/scoped-queries.js';
+import { calendarImports } from '../registry/sub-collections/calendar-imports.js';
+import { JobLeases } from '../services/job-lease.js';
+import type { CalendarSync } from './import-sync.js';
+
+/** How often the job looks for imports due: often enough that a new interval is kept within a minute. */
+const tickMs = 30_000;
+/** Imports synced per tick at most, one after another: a slow feed delays the rest, never the service. */
+const perTick = 50;
+
+/**
+ * Syncs every calendar import once per `intervalSeconds` (docs/calendars.md "Schedule"), on
+ * the one instance holding the tick's lease: each tick takes the imports whose last sync is
+ * an interval old (never-synced first) and syncs them one by one. Returns what one tick did.
+ */
+export async function syncDueImports(database: Database, clock: Clock, sync: CalendarSync, intervalSeconds: number): Promise<number> {
+  const system = new ScopedQueries(database.db, database.dialect, asSystem());
+  const due = new Date(clock.now() - intervalSeconds * 1000).toISOString();
+  const rows = await system
+    .scoped(calendarImports)
+    .select('_id')
+    .where((eb) => eb.or([eb('last_synced_at', 'is', null), eb('last_synced_at', '<=', database.dialect.toDb('timestamp', due) as string)]))
+    .orderBy('last_synced_at')
+    .orderBy('_id')
+    .limit(perTick)
+    .execute();
+  let synced = 0;
+  for (const { _id } of rows) if (await sync.sync(String(_id))) synced += 1;
+  return synced;
+}
+
+/** Starts the schedule; 0 disables it. Returns a stop function for graceful shutdown. */
+export function startCalendarSyncJob(database: Database, clock: Clock, sync: CalendarSync, intervalSeconds: number, log: FastifyBaseLogger): () => Promise<void> {
+  if (intervalSeconds <= 0) {
+    log.info('calendar import schedule disabled (CALENDAR_SYNC_SECONDS=0)');
+    return async () => undefined;
+  }
+  const leases = new JobLeases(database);
+  const every = Math.min(tickMs, intervalSeconds * 1000);
+  let running: Promise<void> | undefined;
+  const run = () => {
+    if (running) return;
+    running = (async () => {
+      try {
+        if (!(await leases.acquire('calendar-sync', clock.now(), clock.now() + every - 1_000))) return;
+        const synced = await syncDueImports(database, clock, sync, intervalSeconds);
+        if (synced > 0) log.info({ synced }, 'calendar imports synced');
+      } catch (error) {
+        log.error({ err: error }, 'calendar import schedule failed');
+      } finally {
+        running = undefined;
+      }
+    })();
+  };
+  const timer = setInterval(run, every);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,71 @@
+import ical, { ICalEventStatus } from 'ical-generator';
+import type { ScopedQueries } from '../data/scoped-queries.js';
+import type { Row } from '../data/record-codec.js';
+import { holdsUnits } from '../booking/holdings.js';
+import { getResource } from '../registry/index.js';
+
+const bookings = getResource('bookings');
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** The export window (docs/calendars.md "Export"): from 30 days ago to 2 years ahead. */
+export function exportWindow(now: number): { from: number; to: number } {
+  return { from: now - 30 * dayMs, to: now + 730 * dayMs };
+}
+
+/**
+ * The bookings of a product an export shows, of every tenant (the product's units are its
+ * own, whoever booked them): those overlapping the window that hold units at `now`, and
+ * those cancelled or expired in the last 30 days (as cancellations). Only the columns the
+ * feed prints are read: nothing personal leaves the database for it.
+ */
+export async function exportedBookings(queries: ScopedQueries, productId: string, now: number): Promise<Row[]> {
+  const { from, to } = exportWindow(now);
+  const at = (ms: number) => queries.dialect.toDb('timestamp', new Date(ms).toISOString()) as string;
+  const rows = (await queries
+    .asSystem()
+    .scoped(bookings)
+    .select(['_id', 'start_time', 'end_time', 'status', 'quantity', 'expires_at', 'created_at', 'updated_at'])
+    .where('product_id', '=', productId)
+    .where('start_time', '<', at(to))
+    .where('end_time', '>', at(from))
+    .orderBy('start_time')
+    .orderBy('_id')
+    .execute()) as Row[];
+  return rows
+    .map((row) => decoded(queries, row))
+    .filter((row) => holdsUnits(row.status, row.expires_at, now) || (['cancelled', 'expired', 'held'].includes(String(row.status)) && Date.parse(String(row.updated_at)) >= from));
+}
+
+function decoded(queries: ScopedQueries, row: Row): Row {
+  const time = (value: unknown) => queries.dialect.fromDb('timestamp', value);
+  return { ...row, start_time: time(row.start_time), end_time: time(row.end_time), expires_at: time(row.expires_at), created_at: time(row.created_at), updated_at: time(row.updated_at) };
+}
+
+/**
+ * The feed as RFC 5545 text, written by `ical-generator` (line folding at 75 octets,
+ * escaping and CRLF are its job): one `VEVENT` per booking, `UID` `<booking id>@<host>`,
+ * `DTSTAMP` its last change, UTC times, `SUMMARY` `Booked` or `Booked (N units)`, nothing
+ * personal. A booking that holds no units (cancelled, expired, a lapsed hold) is a
+ * cancellation, `STATUS:CANCELLED`, with a `SEQUENCE` above any it had while it held units:
+ * the whole seconds from its creation to its last change, plus one once cancelled.
+ */
+export function feedText(host: string, rows: readonly Row[], now: number): string {
+  const calendar = ical({ prodId: { company: 'booking-service', product: 'calendars', language: 'EN' } });
+  for (const row of rows) {
+    const quantity = Number(row.quantity ?? 1);
+    const holds = holdsUnits(row.status, row.expires_at, now);
+    const created = Date.parse(String(row.created_at));
+    const updated = Date.parse(String(row.updated_at));
+    calendar.createEvent({
+      id: `${String(row._id)}@${host}`,
+      start: new Date(String(row.start_time)),
+      end: new Date(String(row.end_time)),
+      stamp: new Date(updated),
+      sequence: Math.max(0, Math.floor((updated - created) / 1000)) + (holds ? 0 : 1),
+      summary: quantity > 1 ? `Booked (${quantity} units)` : 'Booked',
+      ...(holds ? {} : { status: ICalEventStatus.CANCELLED }),
+    });
+  }
+  const text = calendar.toString();
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
+}

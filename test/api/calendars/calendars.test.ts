@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/core/clock.js';
+import { dialects } from '../../support/databases.js';
+import { startFeedServer } from '../../support/feed-server.js';
+import type { FeedServer } from '../../support/feed-server.js';
+import { createHarness, crud } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
+import { expectProblem } from '../../support/problem.js';
+
+/** An iCalendar feed of all-day and timed events, written as a channel would. */
+function feed(...events: string[]): string {
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test channel//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+}
+const allDay = (uid: string, from: string, to: string, extra: string[] = []) =>
+  ['BEGIN:VEVENT', `UID:${uid}`, `DTSTART;VALUE=DATE:${from}`, `DTEND;VALUE=DATE:${to}`, 'SUMMARY:Reserved', ...extra, 'END:VEVENT'].join('\r\n');
+
+/*
+ * Calendars (docs/calendars.md): a product's secret export feed, and imports whose events
+ * become blocks held to the capacity invariant; a broken feed never changes a block.
+ */
+describe.each(dialects)('calendars on %s', (dialect) => {
+  let h: Harness;
+  let token: string;
+  let feeds: FeedServer;
+  let offset = 0;
+  const clock: Clock = { now: () => Date.now() + offset };
+
+  beforeAll(async () => {
+    feeds = await startFeedServer();
+    h = await createHarness(dialect, { clock, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32', CALENDAR_SYNC_SECONDS: '900', ACCESS_TOKEN_TTL_SECONDS: '86400' } });
+    token = await h.bearer(await h.tenant('Channels'), [...crud('products'), ...crud('bookings')]);
+  });
+  afterAll(async () => {
+    await h.close();
+    await feeds.close();
+  });
+
+  const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => h.request({ method, url, token, body, headers });
+  const product = async (total = 1) =>
+    String((await request('POST', '/v1/products', { name: 'Flat', address: 'A 1', city: 'Lisbon', zip_code: '1000', total_items: total, time_zone: 'Europe/Lisbon' })).json()._id);
+  const blocks = async (productId: string) =>
+    (
+      await h.database.db
+        .selectFrom('bookings')
+        .select(['external_uid', 'start_time', 'end_time', 'status', 'source'])
+        .where('product_id', '=', productId)
+        .where('source', '=', 'calendar')
+        .orderBy('start_time')
+        .execute()
+    ).map((row) => ({
+      uid: row.external_uid,
+      start: new Date(String(h.database.dialect.fromDb('timestamp', row.start_time))).toISOString(),
+      status: row.status,
+    }));
+
+  it('exports the bookings that hold units, without personal data, behind a secret that rotation retires at once', async () => {
+    const p = await product(3);
+    const booked = (
+      await request('POST', '/v1/bookings', { product_id: p, start_time: '2027-03-01T14:00:00Z', end_time: '2027-03-04T10:00:00Z', quantity: 2, notes: 'Guest Ana, +351 900', reference: 'AB-1' })
+    ).json();
+    const cancelled = (await request('POST', '/v1/bookings', { product_id: p, start_time: '2027-04-01T14:00:00Z', end_time: '2027-04-02T10:00:00Z' })).json();
+    const read = await request('GET', `/v1/bookings/${String(cancelled._id)}`);
+    expect((await request('PATCH', `/v1/bookings/${String(cancelled._id)}`, { status: 'cancelled' }, { 'if-match': String(read.headers.etag) })).statusCode).toBe(200);
+    expectProblem(await request('GET', `/v1/products/${p}/calendar-feed`), 404, 'not_found');
+    const created = await request('POST', `/v1/products/${p}/calendar-feed`);
+    expect(created.statusCode, created.body).toBe(201);
+    const { url } = created.json() as { url: string };
+    expect(url).toMatch(/^http:\/\/api\.test\/v1\/calendars\/[A-Za-z0-9_-]{43}\.ics$/);
+    expect((await request('GET', `/v1/products/${p}/calendar-feed`)).json().url).toBe(url);
+    const path = new URL(url).pathname;
+    const exported = await h.request({ method: 'GET', url: path });
+    expect(exported.statusCode).toBe(200);
+    expect(exported.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    const text = exported.body;
+
+    expect(text).toContain('\r\n');
+    expect(text.split('\r\n').every((line) => Buffer.byteLength(line) <= 75)).toBe(true);
+    expect(text).toContain(`UID:${String(booked._id)}@api.test`);
+    expect(text).toContain('DTSTART:20270301T140000Z');
+    expect(text).toContain('SUMMARY:Booked (2 units)');
+    expect(text).not.toMatch(/Ana|900|AB-1/);
+    const tombstone = text.slice(text.indexOf(`UID:${String(cancelled._id)}`));
+    expect(tombstone.slice(0, tombstone.indexOf('END:VEVENT'))).toContain('STATUS:CANCELLED');
+    expect((await h.request({ method: 'GET', url: path, headers: { 'if-none-match': String(exported.headers.etag) } })).statusCode).toBe(304);
+    const rotated = (await request('POST', `/v1/products/${p}/calendar-feed`)).json() as { url: string };
+    expect(rotated.url).not.toBe(url);
+    expectProblem(await h.request({ method: 'GET', url: path }), 404, 'not_found');
+    expect((await h.request({ method: 'GET', url: new URL(rotated.url).pathname })).statusCode).toBe(200);
+  });
+
+  it('imports a feed: new events block, moved ones move, vanished ones are cancelled; blocks change only through the feed', async () => {
+    const p = await product(1);
+    feeds.set('/airbnb.ics', { body: feed(allDay('a1@airbnb.com', '20270510', '20270513'), allDay('a2@airbnb.com', '20270520', '20270522')) });
+    const created = await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/airbnb.ics`, name: 'Airbnb' });
+    expect(created.statusCode, created.body).toBe(201);
+    const imported = created.json();
+    expect(imported).toMatchObject({ status: 'ok', events: 2, skipped: 0, conflicts: [], last_error: null, units: 1, product_id: p });
+    // All-day dates are local to the product (Lisbon, UTC+1 in summer).
+    expect(await blocks(p)).toEqual([
+      { uid: 'a1@airbnb.com', start: '2027-05-09T23:00:00.000Z', status: 'active' },
+      { uid: 'a2@airbnb.com', start: '2027-05-19T23:00:00.000Z', status: 'active' },
+    ]);
+    expectProblem(await request('POST', '/v1/bookings', { product_id: p, start_time: '2027-05-11T10:00:00Z', end_time: '2027-05-11T12:00:00Z' }), 409, 'capacity_exceeded');
+    const block = (await h.database.db.selectFrom('bookings').select('_id').where('external_uid', '=', 'a1@airbnb.com').executeTakeFirstOrThrow())._id;
+    const read = await request('GET', `/v1/bookings/${String(block)}`);
+    expect(read.json()).toMatchObject({ source: 'calendar', calendar_import_id: imported._id });
+    expectProblem(await request('PATCH', `/v1/bookings/${String(block)}`, { status: 'cancelled' }, { 'if-match': String(read.headers.etag) }), 409, 'managed_by_calendar');
+    feeds.set('/airbnb.ics', { body: feed(allDay('a1@airbnb.com', '20270511', '20270514'), allDay('a3@airbnb.com', '20270601', '20270603')) });
+    const synced = await request('POST', `/v1/products/${p}/calendar-imports/${String(imported._id)}/sync`);
+    expect(synced.statusCode, synced.body).toBe(200);
+    expect(synced.json()).toMatchObject({ events: 2, status: 'ok' });
+    expect(await blocks(p)).toEqual([
+      { uid: 'a1@airbnb.com', start: '2027-05-10T23:00:00.000Z', status: 'active' },
+      { uid: 'a2@airbnb.com', start: '2027-05-19T23:00:00.000Z', status: 'cancelled' },
+      { uid: 'a3@airbnb.com', start: '2027-05-31T23:00:00.000Z', status: 'active' },
+    ]);
+    const audit = await h.database.db.selectFrom('audit_logs').select(['actor_type']).where('resource', '=', 'bookings').where('record_id', '=', String(block)).execute();
+    expect(audit.every((entry) => entry.actor_type === 'system')).toBe(true);
+    const etag = String((await request('GET', `/v1/products/${p}/calendar-imports/${String(imported._id)}`)).headers.etag);
+    expect((await request('DELETE', `/v1/products/${p}/calendar-imports/${String(imported._id)}`, undefined, { 'if-match': etag })).statusCode).toBe(204);
+    expect((await blocks(p)).every((b) => b.status === 'cancelled')).toBe(true);
+  });
+
+  it('records an event that does not fit as a conflict, announced once, and never forces it in', async () => {
+    const p = await product(1);
+    expect((await request('POST', '/v1/bookings', { product_id: p, start_time: '2027-07-02T12:00:00Z', end_time: '2027-07-03T12:00:00Z' })).statusCode).toBe(201);
+    feeds.set('/booking.ics', { body: feed(allDay('b1@booking.com', '20270701', '20270704'), allDay('b2@booking.com', '20270710', '20270711')) });
+    const created = (await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/booking.ics`, name: 'Booking.com' })).json();
+    expect(created).toMatchObject({ events: 1, conflicts: [{ external_uid: 'b1@booking.com', available: 0 }] });
+    await request('POST', `/v1/products/${p}/calendar-imports/${String(created._id)}/sync`);
+    const announced = await h.database.db.selectFrom('outbox_events').select('type').where('record_id', '=', String(created._id)).where('type', '=', 'calendars.conflict').execute();
+    expect(announced).toHaveLength(1);
+    expect(await blocks(p)).toEqual([{ uid: 'b2@booking.com', start: '2027-07-09T23:00:00.000Z', status: 'active' }]);
+  });
+
+  it('a broken feed fails clearly and changes no block; a malformed event is skipped and counted', async () => {
+    const p = await product(2);
+    feeds.set('/good.ics', { body: feed(allDay('g1@x', '20270801', '20270803'), ['BEGIN:VEVENT', 'UID:broken@x', 'DTSTART:20270805T100000Z', 'DTEND:20270805T090000Z', 'END:VEVENT'].join('\r\n')) });
+    const created = (await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/good.ics` })).json();
+    expect(created).toMatchObject({ status: 'ok', events: 1, skipped: 1 });
+    const before = await blocks(p);
+    const sync = async () => (await request('POST', `/v1/products/${p}/calendar-imports/${String(created._id)}/sync`)).json();
+    const faults: [string, Parameters<FeedServer['set']>[1], RegExp][] = [
+      ['500', { status: 500, body: 'oops' }, /HTTP 500/],
+      ['html', { headers: { 'content-type': 'text/html' }, body: '<html><body>Sign in</body></html>' }, /not an iCalendar/],
+      ['garbage', { body: 'BEGIN:VCALENDAR\r\nthis is : not ; ical\r\n' }, /could not be parsed|not an iCalendar/],
+      ['huge', { body: `BEGIN:VCALENDAR\r\n${'X-FILLER:'.padEnd(1000, 'x')}\r\n`.repeat(6 * 1024) }, /larger than 5 MB/],
+      ['loop', (_request, response) => void response.writeHead(302, { location: '/good.ics-loop' }).end(), /redirects/],
+    ];
+    feeds.set('/good.ics-loop', (_request, response) => void response.writeHead(302, { location: '/good.ics' }).end());
+    for (const [name, route, error] of faults) {
+      feeds.set('/good.ics', route);
+      const after = await sync();
+      expect({ name, status: after.status, error: after.last_error }).toMatchObject({ name, status: 'failing', error: expect.stringMatching(error) });
+      expect(await blocks(p), name).toEqual(before);
+    }
+  });
+
+  it('refuses addresses the outgoing guard forbids, and turns stale once, after 3 intervals without success', async () => {
+    const p = await product(1);
+    expectProblem(await request('POST', `/v1/products/${p}/calendar-imports`, { url: 'http://10.0.0.1/feed.ics' }), 400, 'validation_failed');
+    feeds.set('/flaky.ics', { body: feed(allDay('f1@x', '20270901', '20270902')) });
+    const created = (await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/flaky.ics` })).json();
+    feeds.set('/flaky.ics', { status: 503 });
+    offset += 10 * 60_000;
+    const sync = async () => (await request('POST', `/v1/products/${p}/calendar-imports/${String(created._id)}/sync`)).json();
+    expect(await sync()).toMatchObject({ status: 'failing' });
+    offset += 3 * 900_000;
+    expect(await sync()).toMatchObject({ status: 'stale', stale_since: expect.any(String) });
+    expect(await sync()).toMatchObject({ status: 'stale' });
+    const stale = await h.database.db.selectFrom('outbox_events').select('type').where('record_id', '=', String(created._id)).where('type', '=', 'calendars.stale').execute();
+    expect(stale).toHaveLength(1);
+    expect(await blocks(p)).toEqual([{ uid: 'f1@x', start: '2027-08-31T23:00:00.000Z', status: 'active' }]);
+  });
+});
