@@ -53,14 +53,32 @@ function readHolder(file: string): { text: string; holder: LockHolder | undefine
   }
 }
 
-/** Whether `pid` names a live process on this machine (EPERM: alive, someone else's). */
+/**
+ * Whether `pid` names a live process on this machine (EPERM: alive, someone else's). A
+ * zombie (killed, not yet reaped by its parent) still answers `kill(pid, 0)`, but holds
+ * nothing any more: a supervisor restarting at once must not be refused for it, so its
+ * state in `/proc/<pid>/stat` (`Z`, or `X` dead) counts as gone where `/proc` exists.
+ */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !exited(pid);
+}
+
+/** Whether `/proc` says `pid` has exited but not been reaped (Linux); false where it cannot tell. */
+function exited(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // `pid (comm) S …`: the command may hold spaces and parentheses, the state follows the last `)`.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 /**

@@ -30,6 +30,18 @@ describe('data directory lock', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('takes over from a holder that was killed but not yet reaped (a zombie), though kill(pid, 0) still finds it', async () => {
+    // `sh` forks a short `sleep`, then becomes a long one that never reaps it: a zombie.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(parent);
+    const pid = await new Promise<number>((resolve) => parent.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+    await expect.poll(() => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0], { timeout: 5_000 }).toBe('Z');
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    writeFileSync(join(dir, lockFileName), holder(pid));
+    expect(dataDirHolder(dir)).toBeUndefined();
+    acquireDataDirLock(dir, 'server').release();
+  });
+
   it('writes who holds it and removes only its own file on release', () => {
     const lock = acquireDataDirLock(dir, 'restore');
     expect(JSON.parse(readFileSync(join(dir, lockFileName), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname(), purpose: 'restore' });
