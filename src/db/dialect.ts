@@ -50,8 +50,6 @@ export interface SqlDialect {
    * serving a term. PostgreSQL's statistics see the skew; it gets the column unchanged.
    */
   sortKeyAfterFilter(column: RawBuilder<unknown>): RawBuilder<unknown>;
-  /** Whether an error is a unique-constraint violation. */
-  isUniqueViolation(error: unknown): boolean;
   /** Whether `SELECT … FOR UPDATE` exists (PostgreSQL); SQLite serialises writers instead. */
   readonly supportsRowLocks: boolean;
   /**

@@ -159,9 +159,6 @@ export const postgresDialect: SqlDialect = {
     await sql`select set_config('booking.purge_gate', 'open', true)`.execute(trx);
     return fn();
   },
-  isUniqueViolation(error) {
-    return (error as { code?: unknown } | null)?.code === '23505';
-  },
 };
 
 export interface PostgresOptions {

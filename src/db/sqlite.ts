@@ -91,10 +91,6 @@ export const sqliteDialect: SqlDialect = {
     await sql`delete from append_only_gate`.execute(trx);
     return result;
   },
-  isUniqueViolation(error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-  },
 };
 
 /** Kysely's SQLite dialect with a driver that tells whether its connection is in use. */

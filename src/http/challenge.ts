@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { dpopAlgorithms } from '../core/dpop-algorithms.js';
 
-export const dpopAlgorithms = 'ES256 ES384 ES512 RS256 EdDSA';
 const realm = 'booking-api';
 
 /** The two schemes an access token is presented with. */

@@ -4,7 +4,7 @@ import { capabilities } from '../actions/capabilities.js';
 import type { RateLimitPolicy } from '../edge/rate-limit.js';
 import type { MetricsProtection } from '../observability/metrics-access.js';
 import { MAX_PER_PAGE } from '../query/limits.js';
-import { dpopAlgorithms } from '../http/challenge.js';
+import { dpopAlgorithms } from '../core/dpop-algorithms.js';
 import { retentionFromConfig } from '../services/audit-retention.js';
 import type { RetentionDays } from '../services/audit-retention.js';
 import { features } from './features.js';

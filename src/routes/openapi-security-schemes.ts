@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { dpopAlgorithms } from '../http/challenge.js';
+import { dpopAlgorithms } from '../core/dpop-algorithms.js';
 import { capabilities } from '../actions/capabilities.js';
 import type { OpenApiObject } from '../derive/openapi/types.js';
 

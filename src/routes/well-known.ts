@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { capabilities } from '../actions/capabilities.js';
 import type { SigningKeyStore } from '../security/signing-keys.js';
-import { dpopAlgorithms } from '../http/challenge.js';
+import { dpopAlgorithms } from '../core/dpop-algorithms.js';
 
 /** JWKS and RFC 8414 authorization server metadata. */
 export function wellKnownRoutes(config: Config, keys: SigningKeyStore) {

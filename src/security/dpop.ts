@@ -14,15 +14,9 @@ import { CompactJwsError, decodeCompactJws, type DecodedCompactJws } from './com
 import type { DpopNonces } from './dpop-nonces.js';
 import { OAuthError, reasonOf, TokenError } from './oauth-error.js';
 import type { ReplayStore } from './replay-store.js';
+import { dpopKeyShapes } from '../core/dpop-algorithms.js';
 
-/** Algorithms accepted for DPoP proofs, with the public JWK members each requires. */
-const keyShapes: Readonly<Record<string, { readonly kty: string; readonly crv?: string; readonly members: readonly string[] }>> = {
-  ES256: { kty: 'EC', crv: 'P-256', members: ['x', 'y'] },
-  ES384: { kty: 'EC', crv: 'P-384', members: ['x', 'y'] },
-  ES512: { kty: 'EC', crv: 'P-521', members: ['x', 'y'] },
-  RS256: { kty: 'RSA', members: ['n', 'e'] },
-  EdDSA: { kty: 'OKP', crv: 'Ed25519', members: ['x'] },
-};
+const keyShapes = dpopKeyShapes;
 const privateMembers = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'priv'] as const;
 const forbiddenHeaders = ['crit', 'b64', 'jku', 'x5u', 'x5c'] as const;
 const maxProofLength = 8192;
