@@ -36,7 +36,7 @@ export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim
   }
   const available = Math.max(0, totalItems - peak);
   throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${totalItems} units are free throughout the requested time; the booking needs ${claim.quantity}`, {
-    extensions: { available, conflicts: await readableConflicts(unit, claim, claim.start, claim.end) },
+    extensions: { available, ...(await readableConflicts(unit, claim, claim.start, claim.end)) },
   });
 }
 
@@ -49,24 +49,29 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
   const peak = peakHeld(occupancy(future), unit.now, endOfTime);
   if (peak <= totalItems) return;
   throw new ApiError('capacity_exceeded', `Bookings hold up to ${peak} units of the product from now on; total_items cannot go below that`, {
-    extensions: { available: 0, held: peak, conflicts: await readableConflicts(unit, { productId }, unit.now, endOfTime) },
+    extensions: { available: 0, held: peak, ...(await readableConflicts(unit, { productId }, unit.now, endOfTime)) },
   });
 }
 
 /**
  * The ids of the bookings holding units of the product in `[from, to)` that the caller may
- * read (another tenant's stay unnamed; none without `bookings:read`, which a booking's
+ * read (at most {@link maxConflicts}, `conflicts_truncated` beyond) (another tenant's stay unnamed; none without `bookings:read`, which a booking's
  * create alone does not grant), by start time; the claim's own booking is left out.
  * The holdings query again, now under the caller's scope: its product-and-time range leads
  * the plan whether or not SQLite has statistics. Looking the ids up by primary key instead
  * did not: without statistics the planner read them through a tenant index and scanned
  * all the tenant's bookings (1.1 s for 100 000), inside the product lock.
  */
-async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<string[]> {
-  if (!hasCapability(unit.principal, readBookings)) return [];
+async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<{ conflicts: string[]; conflicts_truncated?: true }> {
+  if (!hasCapability(unit.principal, readBookings)) return { conflicts: [] };
   const readable = await holdingsOf(unit, [claim.productId], from, to, unit.now);
-  return readable
+  const ids = readable
     .filter((h) => h.id !== claim.bookingId)
     .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((h) => h.id);
+  // A refusal on a busy product stays small: the first ones by start time, and a flag.
+  return ids.length > maxConflicts ? { conflicts: ids.slice(0, maxConflicts), conflicts_truncated: true } : { conflicts: ids };
 }
+
+/** Most conflicting booking ids one refusal names (docs/bookings.md "Capacity"). */
+const maxConflicts = 100;
