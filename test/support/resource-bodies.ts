@@ -45,7 +45,9 @@ export function minimalBody(resource: ResourceName, parents: Parents): Record<st
     case 'product-rates':
       return { from: '2026-12-01', to: '2026-12-08', price: 90 };
     case 'calendar-imports':
-      return { url: 'https://calendar.example.com/listing/1.ics', name: 'Airbnb' };
+      // Loopback's discard port: a sync fails at once, and no traffic leaves the machine
+      // (the harness must allow http and 127.0.0.1: WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOWED_NETWORKS).
+      return { url: 'http://127.0.0.1:9/listing/1.ics', name: 'Airbnb' };
     case 'audit-logs':
     case 'webhook-deliveries':
     case 'webhook-delivery-attempts':

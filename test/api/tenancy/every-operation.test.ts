@@ -52,10 +52,11 @@ describe('tenant isolation of every record operation', { shuffle: false }, () =>
     const inA = new Map<string, string>();
     let deliveryId = '';
     let rateId = '';
+    let importId = '';
     let operations: Operation[] = [];
 
     beforeAll(async () => {
-      h = await createHarness(dialect);
+      h = await createHarness(dialect, { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' } });
       const [a, b] = [await h.tenant('A', 'parent_tenant'), await h.tenant('B', 'parent_tenant')];
       [token.a, token.b] = [await h.bearer(a, everything), await h.bearer(b, everything)];
       const post = async (url: string, body?: unknown) => {
@@ -66,6 +67,8 @@ describe('tenant isolation of every record operation', { shuffle: false }, () =>
       const parents = { productId: String((await post('/v1/products', productBody))._id), userId: String((await post('/v1/users', { email: 'owner@example.com' }))._id) };
       for (const name of writable) inA.set(name, String((await post(`/v1/${name}`, minimalBody(name, parents)))._id));
       rateId = String((await post(`/v1/products/${inA.get('products') ?? ''}/rates`, minimalBody('product-rates', parents)))._id);
+      await post(`/v1/products/${inA.get('products') ?? ''}/calendar-feed`);
+      importId = String((await post(`/v1/products/${inA.get('products') ?? ''}/calendar-imports`, minimalBody('calendar-imports', parents)))._id);
       // The webhook's first delivery, and one of A's audit entries.
       deliveryId = String((await post(`/v1/webhooks/${inA.get('webhooks') ?? ''}/test`)).delivery_id);
       const trail = (await h.request({ method: 'GET', url: '/v1/audit-logs?per_page=1', token: token.a })).json() as { items: { _id: string }[] };
@@ -80,9 +83,10 @@ describe('tenant isolation of every record operation', { shuffle: false }, () =>
       if (!id) throw new Error(`no record of ${operation.resource} in A for ${operation.method} ${operation.path}`);
       // Its required query parameters (the only operation that has some), so it gets past validation.
       const query = operation.path.endsWith('/availability') ? '?from=2026-12-01&to=2026-12-08' : '';
-      const url = operation.path.replace('{id}', id).replace('{delivery_id}', deliveryId).replace('{rate_id}', rateId) + query;
+      const url = operation.path.replace('{id}', id).replace('{delivery_id}', deliveryId).replace('{rate_id}', rateId).replace('{import_id}', importId) + query;
       const rate = operation.path.includes('/rates');
-      const own = await h.request({ method: 'GET', url: operation.path.includes('{rate_id}') ? url : `/v1/${operation.resource}/${id}`, token: token.a });
+      const subRecord = operation.path.includes('{rate_id}') || operation.path.includes('{import_id}');
+      const own = await h.request({ method: 'GET', url: subRecord ? url.replace(/\/sync$/, '') : `/v1/${operation.resource}/${id}`, token: token.a });
       // B's 404 means something only while the record is there for A.
       if (who === 'b' && own.statusCode !== 200) throw new Error(`A's ${operation.resource} record is gone before ${operation.method} ${operation.path}`);
       const { etag } = own.headers;
@@ -96,7 +100,9 @@ describe('tenant isolation of every record operation', { shuffle: false }, () =>
           ? patchBody(operation.resource as ResourceName)
           : operation.path.endsWith('/keys')
             ? { public_key: clientKeyPair().publicPem }
-            : undefined;
+            : operation.method === 'POST' && operation.path.endsWith('/calendar-imports')
+              ? minimalBody('calendar-imports', { productId: id, userId: '' })
+              : undefined;
       return h.request({ method: operation.method, url, token: token[who], headers: typeof etag === 'string' ? { 'if-match': etag } : {}, ...(body === undefined ? {} : { body }) });
     }
 
@@ -140,7 +146,7 @@ describe('tenant isolation of every record operation', { shuffle: false }, () =>
 
     it('reaches every record when A itself calls with the same URL, body and ETag (so the 404s above are tenancy), deletions last', async () => {
       // Deletions last, a product's rate before the product.
-      const rank = (x: Operation) => (x.method === 'DELETE' ? (x.path.includes('{rate_id}') ? 1 : 2) : 0);
+      const rank = (x: Operation) => (x.method === 'DELETE' ? (x.path.includes('{rate_id}') || x.path.includes('{import_id}') ? 1 : 2) : 0);
       const ordered = [...operations].sort((x, y) => rank(x) - rank(y));
       const missed: string[] = [];
       for (const operation of ordered) {
