@@ -89,12 +89,16 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     poolStats: database.poolStats?.bind(database),
     webhookQueue: () => webhookQueue(database, clock.now()),
   });
-  const tenants = new TenantDirectory(database);
+  const tenants = new TenantDirectory(database, 5_000, () => clock.now());
   const clients = new ClientDirectory(database, 5_000, () => clock.now());
   const users = new UserDirectory(database, 5_000, () => clock.now());
   // Committed changes of this process and (PostgreSQL) of every other one.
   const forget = { client: clients, tenant: tenants, user: users } as const;
   const unsubscribe = database.changes.subscribe((change) => forget[change.kind].forget(change.id));
+  // A listener that was down may have missed announcements: nothing cached is trusted.
+  const unsubscribeLost = database.changes.onLost(() => {
+    for (const directory of Object.values(forget)) directory.clear();
+  });
   const replay = deps.replay ?? new DatabaseReplayStore(database);
   const verifier = new AccessTokenVerifier(keys, {
     issuer: config.apiBase,
@@ -188,6 +192,7 @@ export function buildContainer(config: Config, deps: ContainerDeps): Container {
     idempotency: new IdempotencyKeys(database, clock, dataKey),
     async close() {
       unsubscribe();
+      unsubscribeLost();
       await events.flush();
     },
   };

@@ -31,6 +31,7 @@ export function decodeChange(payload: string): Change | undefined {
  */
 export class ChangeFeed {
   private readonly handlers = new Set<(change: Change) => void>();
+  private readonly lostHandlers = new Set<() => void>();
 
   /** Calls `handler` for every change from now on; returns the unsubscribe function. */
   subscribe(handler: (change: Change) => void): () => void {
@@ -38,8 +39,19 @@ export class ChangeFeed {
     return () => this.handlers.delete(handler);
   }
 
+  /** Calls `handler` whenever changes may have been missed (a listener connection dropped): caches drop everything. */
+  onLost(handler: () => void): () => void {
+    this.lostHandlers.add(handler);
+    return () => this.lostHandlers.delete(handler);
+  }
+
   /** Delivers a change to every subscriber of this process. */
   emit(change: Change): void {
     for (const handler of this.handlers) handler(change);
+  }
+
+  /** Tells every subscriber that changes may have been missed. */
+  lost(): void {
+    for (const handler of this.lostHandlers) handler();
   }
 }

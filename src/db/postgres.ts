@@ -277,13 +277,16 @@ export function openPostgres(options: PostgresOptions): Database {
 
 /**
  * Keeps one connection LISTENing on the change channel and feeds what other instances
- * announce into `changes`; reconnects after a second when the connection drops (caches
- * meanwhile rely on their TTL). The connection never holds a pool slot.
+ * announce into `changes`; reconnects after a second when the connection drops, and once
+ * listening again tells `changes` that announcements may have been lost (the directories
+ * drop everything; meanwhile their TTL bounds staleness). The connection never holds a pool slot.
  */
 function listenForChanges(connectionString: string, changes: ChangeFeed): { stop(): Promise<void> } {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
+  /** Whether a listener was ever lost: what was announced meanwhile reached no one. */
+  let dropped = false;
   const connect = async () => {
     if (stopped) return;
     const next = new pg.Client({ connectionString });
@@ -297,12 +300,15 @@ function listenForChanges(connectionString: string, changes: ChangeFeed): { stop
       await next.connect();
       await next.query(`listen ${changeChannel}`);
       client = next;
+      // Listening again: drop whatever the feed would have invalidated while it was down.
+      if (dropped) changes.lost();
       if (stopped) await next.end().catch(() => undefined);
     } catch {
       reconnect(next);
     }
   };
   const reconnect = (failed: pg.Client) => {
+    dropped = true;
     if (client === failed) client = undefined;
     failed.removeAllListeners('end');
     void failed.end().catch(() => undefined);

@@ -1,6 +1,6 @@
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
-import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
+import { DirectoryCache, plausibleId } from '../lib/directory-cache.js';
 import { getResource } from '../registry/index.js';
 import { asSystem } from '../core/principal.js';
 import type { Level } from '../core/principal.js';
@@ -25,11 +25,11 @@ const apiClients = getResource('api-clients');
  * feed reaches (another process on the same SQLite file).
  */
 export class ClientDirectory {
-  private readonly cache: TtlCache<ClientState>;
+  private readonly cache: DirectoryCache<ClientState>;
   private readonly queries: ScopedQueries;
 
   constructor(database: Database, ttlMs = 5_000, now: () => number = Date.now) {
-    this.cache = new TtlCache(ttlMs, now);
+    this.cache = new DirectoryCache(ttlMs, now);
     this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
   }
 
@@ -62,5 +62,10 @@ export class ClientDirectory {
   /** Drops a cached client after it changed. */
   forget(clientId: string): void {
     this.cache.forget(clientId);
+  }
+
+  /** Drops every cached entry (the change feed may have missed changes). */
+  clear(): void {
+    this.cache.clear();
   }
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
-import { plausibleId, TtlCache } from '../lib/ttl-cache.js';
+import { DirectoryCache, plausibleId } from '../lib/directory-cache.js';
 import { getResource } from '../registry/index.js';
 import { isRole } from '../actions/roles.js';
 import type { Role } from '../actions/roles.js';
@@ -27,11 +27,11 @@ const users = getResource('users');
  * dropped on every committed change (the change feed reaches every instance).
  */
 export class UserDirectory {
-  private readonly cache: TtlCache<UserState>;
+  private readonly cache: DirectoryCache<UserState>;
   private readonly queries: ScopedQueries;
 
   constructor(database: Database, ttlMs = 5_000, now: () => number = Date.now) {
-    this.cache = new TtlCache(ttlMs, now);
+    this.cache = new DirectoryCache(ttlMs, now);
     this.queries = new ScopedQueries(database.db, database.dialect, asSystem());
   }
 
@@ -60,6 +60,11 @@ export class UserDirectory {
 
   forget(userId: string): void {
     this.cache.forget(userId);
+  }
+
+  /** Drops every cached entry (the change feed may have missed changes). */
+  clear(): void {
+    this.cache.clear();
   }
 }
 

@@ -1,10 +1,16 @@
 /**
- * Values looked up by id and kept for a short time (the security pipeline's directories of
- * clients and users): misses load once per TTL, {@link forget} drops an entry at once when
- * the change feed says it changed, and the size is bounded (cleared when full).
+ * The security pipeline's directories of clients, users and tenant nodes: values looked up
+ * by id and kept for at most `ttlMs`. A miss loads once per TTL (and is cached too, as
+ * `undefined`); {@link forget} drops an entry at once when the change feed says it changed,
+ * and {@link clear} drops everything when the feed may have missed changes. A load that was
+ * under way when either happened returns its value but does not cache it (a generation
+ * guard), so a record changed during its own lookup is never served stale for a lifetime.
+ * The size is bounded (cleared when full).
  */
-export class TtlCache<V> {
+export class DirectoryCache<V> {
   private readonly entries = new Map<string, { value: V | undefined; until: number }>();
+  /** Bumped by every forget and clear: a lookup that raced one must not cache what it read. */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -12,12 +18,14 @@ export class TtlCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** The cached value, or the one `load` finds (a miss is cached too: `undefined`). */
+  /** The cached value, or the one `load` finds. */
   async get(key: string, load: (key: string) => Promise<V | undefined>): Promise<V | undefined> {
     const now = this.now();
     const cached = this.entries.get(key);
     if (cached && cached.until > now) return cached.value;
+    const generation = this.generation;
     const value = await load(key);
+    if (generation !== this.generation) return value;
     if (this.entries.size > this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: now + this.ttlMs });
     return value;
@@ -30,7 +38,13 @@ export class TtlCache<V> {
   }
 
   forget(key: string): void {
+    this.generation += 1;
     this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
   }
 }
 
