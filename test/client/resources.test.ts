@@ -136,7 +136,7 @@ describe('client library: resources against the real service', () => {
   });
 
   it('has a client per resource with only the operations the resource offers', () => {
-    expect(Object.keys(client.products).sort()).toEqual(['availability', 'create', 'delete', 'get', 'list', 'rates', 'update', 'updateWithRetry']);
+    expect(Object.keys(client.products).sort()).toEqual(['availability', 'calendarFeed', 'calendarImports', 'create', 'delete', 'get', 'list', 'rates', 'update', 'updateWithRetry']);
     expect(Object.keys(client.orders).sort()).toEqual(['cancel', 'confirm', 'create', 'delete', 'get', 'list', 'update', 'updateWithRetry']);
     expect(Object.keys(client.quotes)).toEqual(['create']);
     expect(Object.keys(client.auditLogs).sort()).toEqual(['get', 'list']);

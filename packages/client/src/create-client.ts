@@ -1,6 +1,8 @@
 import type { CryptoKey } from 'jose';
 import { availabilityApi } from './availability-api.js';
 import type { AvailabilityApi, ProductAvailability, ProductAvailabilityOptions } from './availability-api.js';
+import { calendarsApi } from './calendars-api.js';
+import type { CalendarFeedApi, CalendarImportsApi } from './calendars-api.js';
 import { importClientKey } from './client-key.js';
 import type { ClientKey } from './client-key.js';
 import { realSleep, systemClock } from './clock.js';
@@ -54,11 +56,15 @@ export interface ClientOptions {
 
 /** A connected client: one property per resource, plus the raw request and token access. */
 export interface Client extends Omit<ResourceClients, 'products' | 'orders'> {
-  /** `/v1/products`, plus each product's availability per local day or hour and its rates. */
+  /** `/v1/products`, plus each product's availability per local day or hour, its rates and its calendars. */
   readonly products: ResourceClients['products'] & {
     availability(id: string, options: ProductAvailabilityOptions): Promise<ProductAvailability>;
     /** The rates of the product `productId` (`/v1/products/{id}/rates`): prices and stay restrictions per local date. */
     rates(productId: string): ProductRatesApi;
+    /** The secret iCalendar feed of the product `productId` that other channels import (`/v1/products/{id}/calendar-feed`). */
+    calendarFeed(productId: string): CalendarFeedApi;
+    /** The other channels' feeds the product `productId` imports as blocks (`/v1/products/{id}/calendar-imports`). */
+    calendarImports(productId: string): CalendarImportsApi;
   };
   /** `/v1/orders`, plus `confirm` (paid elsewhere) and `cancel`. */
   readonly orders: OrdersApi;
@@ -120,9 +126,16 @@ export function createClient(options: ClientOptions): Client {
   ) as unknown as ResourceClients;
   const availability = availabilityApi(transport);
   const selling = sellingApi(transport);
+  const calendars = calendarsApi(transport);
   return {
     ...resources,
-    products: Object.freeze({ ...resources.products, availability: availability.productAvailability, rates: selling.rates }),
+    products: Object.freeze({
+      ...resources.products,
+      availability: availability.productAvailability,
+      rates: selling.rates,
+      calendarFeed: calendars.calendarFeed,
+      calendarImports: calendars.calendarImports,
+    }),
     orders: Object.freeze({ ...resources.orders, ...selling.orderActions }),
     quotes: selling.quotes,
     availability: availability.availability,

@@ -30,6 +30,7 @@ export type {
   QuotesApi,
   StayBound,
 } from './selling-api.js';
+export type { CalendarConflict, CalendarFeed, CalendarFeedApi, CalendarImportsApi, CalendarImportsCreate, CalendarImportsRecord, CalendarImportsTypes } from './calendars-api.js';
 export type { Created, ListItem, ListIterator, ListOptions, Page, ResourceApi, ResourceTypes, UpdateWithRetryOptions, Versioned, WriteOptions } from './resource-api.js';
 export type { FieldCondition, Where } from './where.js';
 export {

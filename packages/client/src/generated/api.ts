@@ -29,8 +29,10 @@ export interface Problem {
   holds?: string[];
   /** On `capacity_exceeded`: the fewest units free at any instant of the requested interval (not counting the booking itself). */
   available?: number;
-  /** On `capacity_exceeded`: ids of the overlapping bookings the caller may read. */
+  /** On `capacity_exceeded`: ids of the overlapping bookings the caller may read, the first 100 by start time. */
   conflicts?: string[];
+  /** On `capacity_exceeded`: true when more bookings overlap than `conflicts` lists. */
+  conflicts_truncated?: boolean;
   /** On `invalid_transition`: the statuses the booking may change to from its current one. */
   allowed?: string[];
 }
