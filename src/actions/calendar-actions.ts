@@ -99,7 +99,8 @@ export const calendarActions: readonly ActionDef[] = [
         ...problems('404', '429'),
       },
     },
-    schemas: {},
+    // Channels may add a cache-buster (`?t=…`): the feed ignores every query parameter.
+    schemas: { query: queryParsedByHandler },
   },
   declare(
     'calendar-imports-list',

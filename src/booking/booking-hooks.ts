@@ -57,6 +57,9 @@ export const bookingHooks: ResourceHooks = {
     await assertCapacity(hook.unit, Number(product.total_items), { bookingId: String(merged._id), productId: String(product._id), ...period, quantity: Number(merged.quantity) });
   },
   async beforeDelete(_hook, record) {
+    // A cancelled block holds nothing and its feed no longer names it: deleting it is tidying
+    // (a product with one could otherwise never be deleted: cascade deny).
+    if (record.source === 'calendar' && record.status === 'cancelled') return;
     assertNotManaged(record);
   },
 };

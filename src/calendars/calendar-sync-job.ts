@@ -17,19 +17,38 @@ const perTick = 50;
  * the one instance holding the tick's lease: each tick takes the imports whose last sync is
  * an interval old (never-synced first) and syncs them one by one. Returns what one tick did.
  */
-export async function syncDueImports(database: Database, clock: Clock, sync: CalendarSync, intervalSeconds: number): Promise<number> {
+export async function syncDueImports(
+  database: Database,
+  clock: Clock,
+  sync: CalendarSync,
+  intervalSeconds: number,
+  onError: (importId: string, error: unknown) => void = () => undefined,
+  budgetMs = tickMs / 2,
+): Promise<number> {
   const system = new ScopedQueries(database.db, database.dialect, asSystem());
   const due = new Date(clock.now() - intervalSeconds * 1000).toISOString();
   const rows = await system
     .scoped(calendarImports)
     .select('_id')
     .where((eb) => eb.or([eb('last_synced_at', 'is', null), eb('last_synced_at', '<=', database.dialect.toDb('timestamp', due) as string)]))
+    // Never-synced imports first on both databases (PostgreSQL sorts nulls last).
+    .orderBy((eb) => eb.case().when('last_synced_at', 'is', null).then(0).else(1).end())
     .orderBy('last_synced_at')
     .orderBy('_id')
     .limit(perTick)
     .execute();
+  const started = Date.now();
   let synced = 0;
-  for (const { _id } of rows) if (await sync.sync(String(_id))) synced += 1;
+  for (const { _id } of rows) {
+    // A tick stays within its lease: what is left is due again at the next one.
+    if (Date.now() - started > budgetMs) break;
+    try {
+      if (await sync.sync(String(_id))) synced += 1;
+    } catch (error) {
+      // One import's fault (a database error) must not stall the others behind it.
+      onError(String(_id), error);
+    }
+  }
   return synced;
 }
 
@@ -47,7 +66,7 @@ export function startCalendarSyncJob(database: Database, clock: Clock, sync: Cal
     running = (async () => {
       try {
         if (!(await leases.acquire('calendar-sync', clock.now(), clock.now() + every - 1_000))) return;
-        const synced = await syncDueImports(database, clock, sync, intervalSeconds);
+        const synced = await syncDueImports(database, clock, sync, intervalSeconds, (importId, err) => log.error({ err, importId }, 'calendar import sync failed'), every / 2);
         if (synced > 0) log.info({ synced }, 'calendar imports synced');
       } catch (error) {
         log.error({ err: error }, 'calendar import schedule failed');

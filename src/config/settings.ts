@@ -243,11 +243,11 @@ export const settings = {
       return values.map(Number);
     },
   ),
-  webhookAllowHttp: setting('WEBHOOK_ALLOW_HTTP', 'false', 'Allow http:// webhook URLs (https only otherwise).', boolean('WEBHOOK_ALLOW_HTTP', false)),
+  webhookAllowHttp: setting('WEBHOOK_ALLOW_HTTP', 'false', 'Allow http:// webhook and calendar import URLs (https only otherwise).', boolean('WEBHOOK_ALLOW_HTTP', false)),
   webhookAllowedNetworks: setting(
     'WEBHOOK_ALLOWED_NETWORKS',
     undefined,
-    'CIDRs of non-public addresses webhooks may still reach (loopback, private, link-local… are refused otherwise, at creation and at delivery).',
+    'CIDRs of non-public addresses webhooks and calendar imports may still reach (loopback, private, link-local… are refused otherwise, at creation and at every delivery or fetch).',
     cidrList('WEBHOOK_ALLOWED_NETWORKS', []),
   ),
   smtpUrl: setting(
