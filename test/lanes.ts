@@ -16,6 +16,7 @@
 export const lanes = {
   unit: ['test/unit/**/*.test.ts', 'test/cli/tar-file.test.ts', 'test/client/verify-webhook.test.ts'],
   system: [
+    'test/api/admin/console-calendars.test.ts',
     'test/api/admin/console-flow.test.ts',
     'test/api/admin/console-orders.test.ts',
     'test/api/admin/console-page.test.ts',

@@ -103,6 +103,48 @@ export interface Booking {
   readonly order_id: string | null;
   /** Until when a `held` booking holds its units. */
   readonly expires_at: string | null;
+  /** `calendar`: a block of a calendar import; it changes only through its feed. */
+  readonly source?: 'api' | 'calendar';
+  /** The calendar import a block came from. */
+  readonly calendar_import_id?: string | null;
+}
+
+/** A product's secret iCalendar feed (`GET`/`POST /v1/products/{id}/calendar-feed`). */
+export interface CalendarFeed {
+  /** The secret URL: the feed's only credential. */
+  readonly url: string;
+  readonly created_at: string;
+}
+
+/** An event of an imported feed that did not fit the free units (not applied). */
+export interface CalendarConflict {
+  /** The event's UID (plus RECURRENCE-ID for an occurrence). */
+  readonly external_uid: string;
+  readonly start: string;
+  readonly end: string;
+  /** Units free throughout the event when it was refused. */
+  readonly available: number;
+}
+
+/** One of `GET /v1/products/{id}/calendar-imports`: another channel's feed, imported as blocks. */
+export interface CalendarImport {
+  readonly _id: string;
+  readonly product_id: string;
+  readonly url: string;
+  readonly name: string | null;
+  /** Units each event blocks. */
+  readonly units: number;
+  /** `failing` after a failed sync; `stale` with no success for a while. */
+  readonly status: 'ok' | 'failing' | 'stale';
+  readonly last_synced_at: string | null;
+  readonly last_success_at: string | null;
+  /** Why the last sync failed; null after a success. */
+  readonly last_error: string | null;
+  /** Blocks the feed holds now. */
+  readonly events: number;
+  /** Malformed events the last sync skipped. */
+  readonly skipped: number;
+  readonly conflicts: readonly CalendarConflict[] | null;
 }
 
 /** One slot of `GET /v1/products/{id}/availability`. */

@@ -9,7 +9,8 @@ import { useSignal } from '../signal.js';
 
 /**
  * Products: the tenant's products; the chosen one (`#/products/{id}`) with its price and
- * rates, its occupancy for 30 days and its bookings (`?booking={id}` marks one of them).
+ * rates, its occupancy for 30 days, its bookings (`?booking={id}` marks one of them) and its
+ * calendars (feed URL and imports).
  */
 export function Products() {
   const at = useSignal(target);
@@ -39,7 +40,7 @@ export function Products() {
       <Notice kind="error">{error}</Notice>
       <p class="help">
         {page.total} product{page.total === 1 ? '' : 's'}
-        {page.total > page.items.length ? `, the first ${page.items.length} by name` : ''}. Choose one to see its price, rates, occupancy and bookings.
+        {page.total > page.items.length ? `, the first ${page.items.length} by name` : ''}. Choose one to see its price, rates, occupancy, bookings and calendars.
       </p>
       <ProductList products={page.items} chosen={chosen?._id} onChoose={(product) => (location.hash = href('products', product._id))} />
       {chosen && <ProductDetail key={chosen._id} product={chosen} booking={at.query.get('booking') ?? undefined} />}
