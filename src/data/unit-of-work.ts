@@ -17,6 +17,8 @@ import { appendOutbox } from './outbox.js';
 import { ScopedQueries } from './scoped-queries.js';
 import { userReferences } from './tenant-scope.js';
 import { staleEtag } from './stale-etag.js';
+import { commitHookOf } from './commit-hooks.js';
+import type { InsertedRecord } from './commit-hooks.js';
 
 /** A record about to be inserted: id, owning node, API values and hidden columns. */
 export interface NewRecord {
@@ -42,6 +44,9 @@ export interface Written {
  */
 export class UnitOfWork extends ScopedQueries {
   private readonly afterCommit: (() => void)[] = [];
+
+  /** The records this unit inserted, in order (what a commit hook may name). */
+  readonly inserted: InsertedRecord[] = [];
 
   private readonly changes: ChangeFeed;
 
@@ -76,6 +81,7 @@ export class UnitOfWork extends ScopedQueries {
     const etag = nextEtag();
     const row: Row = { ...recordToRow(resource, this.dialect, record), ...draft.columns, etag };
     await this.db.insertInto(resource.table).values(row).execute();
+    this.inserted.push({ resource: resource.name, id: draft.id });
     await this.changed(resource, row, 'create', `${resource.name}.created`, null, rowToRecord(resource, this.dialect, row));
     return { row, etag };
   }
@@ -223,7 +229,10 @@ export async function runUnitOfWork<T>(database: Database, clock: Clock, context
     () =>
       database.db.transaction().execute(async (trx) => {
         unit = new UnitOfWork(trx, database, context, clock.now());
-        return work(unit);
+        const result = await work(unit);
+        // Last, so it sees every record the work wrote, and commits (or not) with them.
+        await commitHookOf(context)?.(trx, unit.inserted);
+        return result;
       }),
     context.requestId,
   );

@@ -37,7 +37,16 @@ export interface AnswerRecord {
 
 /** What a request carrying an `Idempotency-Key` should do. */
 export type Claim =
-  { readonly kind: 'run'; complete(answer: StoredAnswer, record?: AnswerRecord): Promise<void>; release(): Promise<void> } | { readonly kind: 'replay'; readonly answer: StoredAnswer };
+  | {
+      readonly kind: 'run';
+      /** Marks the key used by the change, in the change's own transaction `trx`: from its commit on, the change never runs again for this key. */
+      committing(trx: Db, record?: AnswerRecord): Promise<void>;
+      complete(answer: StoredAnswer, record?: AnswerRecord): Promise<void>;
+      release(): Promise<void>;
+    }
+  | { readonly kind: 'replay'; readonly answer: StoredAnswer }
+  /** The first request's change committed but its answer was never stored (the process died in between): the record it is about, if known. */
+  | { readonly kind: 'committed'; readonly record: AnswerRecord | undefined };
 
 /**
  * Idempotency keys for POST requests, stored in the database so every instance sees them.
@@ -85,6 +94,7 @@ export class IdempotencyKeys {
       if (!row && attempt === maxClaimAttempts) throw keyInUse('Retry the request');
     }
     if (row.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was first used with a different body; use a new key for a new request');
+    if (row.state === 'committed') return { kind: 'committed', record: row.resource && row.record_id ? { resource: row.resource, recordId: row.record_id } : undefined };
     if (row.state !== 'done') throw keyInUse('The first request with this Idempotency-Key is still running; retry once it has finished');
     return {
       kind: 'replay',
@@ -138,6 +148,15 @@ export class IdempotencyKeys {
     const { db, dialect } = this.database;
     return {
       kind: 'run',
+      committing: async (trx, record) => {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ state: 'committed', expires_at: this.clock.now() + replayWindowMs, resource: record?.resource ?? null, record_id: record?.recordId ?? null })
+          .where('scope', '=', scope)
+          .where('key', '=', key)
+          .where('state', '=', 'running')
+          .execute();
+      },
       complete: async (answer, record) => {
         const done = this.clock.now();
         try {

@@ -8,6 +8,9 @@ import type { ActionServices, Handler } from '../handlers/index.js';
 import { hideFields } from '../derive/field-access.js';
 import type { FieldReader } from '../derive/field-access.js';
 import type { AnswerRecord, IdempotencyKeys } from '../http/idempotency.js';
+import { withCommitHook } from '../data/commit-hooks.js';
+import type { InsertedRecord } from '../data/commit-hooks.js';
+import { ApiError } from '../http/errors.js';
 import { findResource } from '../registry/index.js';
 import { installJsonBodies } from '../http/json-bodies.js';
 import type { QueryString } from '../query/list-query.js';
@@ -56,9 +59,16 @@ async function runIdempotent(action: ActionDef, handler: Handler, request: Fasti
   const scope = `${principal.actorType}:${principal.actorId}@${principal.scope.nodeId ?? 'system'} ${request.method} ${routeOf(action, input.params)}`;
   const claim = await keys.claim(scope, key, request.body);
   if (claim.kind === 'replay') return send(reply.header('idempotency-replayed', 'true'), { ...claim.answer, body: asReadBy(action, principal, claim.answer.body) });
+  if (claim.kind === 'committed') return send(reply.header('idempotency-replayed', 'true'), await committedAnswer(action, input, services, claim.record));
+  // The key's mark commits in the action's own transaction: the change runs at most once,
+  // even if the process dies between its commit and storing the answer.
+  const marked: ActionInput = {
+    ...input,
+    context: withCommitHook(input.context, (trx, inserted) => claim.committing(trx, answerRecord(action, input.params, undefined, inserted))),
+  };
   let result: ActionResult;
   try {
-    result = await executeAction(action, input, services, handler);
+    result = await executeAction(action, marked, services, handler);
   } catch (error) {
     // Nothing changed: the key is free for a corrected retry.
     await claim.release().catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency key not released'));
@@ -69,11 +79,27 @@ async function runIdempotent(action: ActionDef, handler: Handler, request: Fasti
   return send(reply, result);
 }
 
-/** The record an answer is about: the one it shows (a create), else the one the route names. */
-function answerRecord(action: ActionDef, params: Readonly<Record<string, string>>, body: unknown): AnswerRecord | undefined {
-  const shown = recordIdOf(body);
-  const recordId = shown ?? params.id;
+/**
+ * The record an answer is about: the one it shows (a create), else the action's own record
+ * its transaction inserted (an order, not its booking), else the one the route names.
+ */
+function answerRecord(action: ActionDef, params: Readonly<Record<string, string>>, body: unknown, inserted: readonly InsertedRecord[] = []): AnswerRecord | undefined {
+  const recordId = recordIdOf(body) ?? inserted.find((record) => record.resource === action.resource)?.id ?? params.id;
   return recordId === undefined ? undefined : { resource: action.resource, recordId };
+}
+
+/**
+ * The answer to a repeat whose first request's change committed without its answer being
+ * stored: the record as it reads now (201 with its location for a create), or a 409 telling
+ * the caller to look the result up when the change named no record.
+ */
+async function committedAnswer(action: ActionDef, input: ActionInput, services: ActionServices, record: AnswerRecord | undefined): Promise<ActionResult> {
+  const resource = record && findResource(record.resource);
+  if (!record || !resource) throw new ApiError('idempotency_key_in_use', 'The first request with this Idempotency-Key took effect, but its answer was lost: read the result instead of repeating it');
+  const { record: current, etag } = await services.resources.read(input.context, resource, record.recordId);
+  const created = action.name === 'create';
+  const headers: Record<string, string> = { etag, ...(created ? { location: `${services.origin}/v1/${resource.name}/${record.recordId}` } : {}) };
+  return { status: created ? 201 : 200, headers, body: current };
 }
 
 function recordIdOf(body: unknown): string | undefined {
