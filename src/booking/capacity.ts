@@ -2,7 +2,7 @@ import { hasCapability } from '../core/principal.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { recordSpan } from './booking-spans.js';
-import { holdingsOf } from './holdings.js';
+import { firstHoldings, futurePeak, holdingsOf } from './holdings.js';
 import { occupancy, peakHeld } from './occupancy.js';
 
 /** The capability to read a booking: without it a caller is named no conflicting booking. */
@@ -45,8 +45,7 @@ export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim
  * from now on (409 `capacity_exceeded`; `conflicts` are the future bookings that hold units).
  */
 export async function assertFutureHoldings(unit: UnitOfWork, productId: string, totalItems: number): Promise<void> {
-  const future = await holdingsOf(unit.asSystem(), [productId], unit.now, endOfTime, unit.now);
-  const peak = peakHeld(occupancy(future), unit.now, endOfTime);
+  const peak = await futurePeak(unit, productId, unit.now);
   if (peak <= totalItems) return;
   throw new ApiError('capacity_exceeded', `Bookings hold up to ${peak} units of the product from now on; total_items cannot go below that`, {
     extensions: { available: 0, held: peak, ...(await readableConflicts(unit, { productId }, unit.now, endOfTime)) },
@@ -64,12 +63,8 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
  */
 async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<{ conflicts: string[]; conflicts_truncated?: true }> {
   if (!hasCapability(unit.principal, readBookings)) return { conflicts: [] };
-  const readable = await holdingsOf(unit, [claim.productId], from, to, unit.now);
-  const ids = readable
-    .filter((h) => h.id !== claim.bookingId)
-    .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((h) => h.id);
   // A refusal on a busy product stays small: the first ones by start time, and a flag.
+  const ids = await firstHoldings(unit, claim.productId, from, to, unit.now, maxConflicts + 1, claim.bookingId);
   return ids.length > maxConflicts ? { conflicts: ids.slice(0, maxConflicts), conflicts_truncated: true } : { conflicts: ids };
 }
 

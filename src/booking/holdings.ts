@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { QueryShape, ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
 import { lookbacks, maxBookingMs } from './booking-spans.js';
@@ -95,4 +96,44 @@ function rangeOf(queries: ScopedQueries, productIds: readonly unknown[], earlies
     .where('start_time', '<', to as string)
     .where('end_time', '>', from as string)
     .where((eb) => eb.or([eb('status', 'in', [...holdingStatuses]), eb.and([eb('status', '=', heldStatus), eb('expires_at', '>', now as string)])]));
+}
+
+/**
+ * The first `limit` bookings of one product holding units in `[from, to)`, by start time
+ * then id, leaving out `exceptId`: what a refusal names as its conflicts, read as a bounded
+ * page of the holdings index instead of the whole range (a busy product has thousands).
+ */
+export async function firstHoldings(queries: ScopedQueries, productId: string, from: number, to: number, now: number, limit: number, exceptId?: string): Promise<string[]> {
+  const spans = await lookbacks(queries.connection, [productId]);
+  const at = timestampOf(queries);
+  let query = rangeOf(queries, [productId], at(from - (spans.get(productId) ?? maxBookingMs)), at(from), at(to), at(now));
+  if (exceptId !== undefined) query = query.where('_id', '!=', exceptId);
+  const rows = await query.orderBy('start_time').orderBy('_id').limit(limit).execute();
+  return rows.map((row) => String(row._id));
+}
+
+/**
+ * The most units a product's bookings hold at any instant from `now` on, computed by the
+ * database (a running sum over the bookings' starts and ends, ends first at equal instants
+ * since intervals are half-open), so lowering `total_items` never loads a busy product's
+ * future into memory while it holds the product's lock. Bookings that end after `now` only:
+ * any set of them overlapping before `now` also overlaps at `now`, so the maximum over all
+ * instants is the maximum from `now` on.
+ */
+export async function futurePeak(queries: ScopedQueries, productId: string, now: number): Promise<number> {
+  const at = timestampOf(queries);
+  const holding = () =>
+    queries
+      .asSystem()
+      .scoped(bookings)
+      .where('product_id', '=', productId)
+      .where('end_time', '>', at(now) as string)
+      .where((eb) => eb.or([eb('status', 'in', [...holdingStatuses]), eb.and([eb('status', '=', heldStatus), eb('expires_at', '>', at(now) as string)])]));
+  const starts = holding().select([sql<unknown>`start_time`.as('at'), sql<number>`quantity`.as('delta')]);
+  const ends = holding().select([sql<unknown>`end_time`.as('at'), sql<number>`-quantity`.as('delta')]);
+  const events = starts.unionAll(ends);
+  const { rows } = await sql<{
+    peak: number | string | null;
+  }>`select max(held) as peak from (select sum(delta) over (order by at, delta rows unbounded preceding) as held from (${events}) as events) as running`.execute(queries.connection);
+  return Math.max(0, Number(rows[0]?.peak ?? 0));
 }

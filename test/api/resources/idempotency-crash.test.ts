@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ColumnUpdateNode, TableNode, UpdateQueryNode, sql } from 'kysely';
+import { ColumnNode, ColumnUpdateNode, TableNode, UpdateQueryNode, sql } from 'kysely';
 import type { KyselyPlugin, OperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -12,7 +12,7 @@ import type { Harness } from '../../support/harness.js';
 /** The columns an UPDATE of `idempotency_keys` sets, or undefined for any other statement. */
 function keyUpdateColumns(node: OperationNode): string[] | undefined {
   if (!UpdateQueryNode.is(node) || !node.table || !TableNode.is(node.table) || node.table.table.identifier.name !== 'idempotency_keys') return undefined;
-  return (node.updates ?? []).map((update) => (ColumnUpdateNode.is(update) ? update.column.column.name : ''));
+  return (node.updates ?? []).map((update) => (ColumnUpdateNode.is(update) && ColumnNode.is(update.column) ? update.column.column.name : ''));
 }
 
 /**
