@@ -133,7 +133,7 @@ export async function buildOperatorServices(config: Config, database: Database) 
     async createTenant(input: { name: Maybe; level: Maybe; parent: Maybe; currency: Maybe }) {
       const body: Record<string, unknown> = { name: need(input.name, '--name') };
       if (input.level) body.level = input.level;
-      // `system` names the built-in root node (CONTRACT.md), which nodes below it record as no parent.
+      // `system` names the built-in root node (docs/tenancy.md), which nodes below it record as no parent.
       if (input.parent) body.parent_id = input.parent === systemNodeId ? null : input.parent;
       if (input.currency) body.currency = input.currency;
       return (await run('tenants.create', { body })).body as Record<string, unknown>;

@@ -24,7 +24,7 @@ function Settings() {
     <>
       <h1>Settings</h1>
       {/* What each section holds; the links are the Settings navigation's only, so each
-          name (CONTRACT.md: link "API Clients") matches exactly one link on the page. */}
+          name (docs/console.md "Accessibility and layout": link "API Clients") matches exactly one link on the page. */}
       <p>Choose a section in the Settings navigation above.</p>
       <ul class="cards">
         <li>

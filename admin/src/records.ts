@@ -7,7 +7,7 @@ export interface Product {
   readonly total_items: number;
   readonly status: 'active' | 'maintenance' | 'retired';
   readonly is_published: boolean;
-  /** IANA zone the product's day slots are counted in (CONTRACT.md part 3). */
+  /** IANA zone the product's day slots are counted in (docs/availability.md "Time zones"). */
   readonly time_zone: string;
   /** Price of one unit per `price_unit` in `currency` (major units); null: not for sale. */
   readonly price: number | null;

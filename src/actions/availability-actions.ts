@@ -64,5 +64,5 @@ export const searchAvailabilityAction: ActionDef = {
   schemas: { query: queryParsedByHandler, response: { 200: searchSerializerSchema(serializerSchema(schemaName(products, 'ListItem'))) } },
 };
 
-/** Both availability operations (CONTRACT.md part 3). */
+/** Both availability operations (docs/availability.md "A product's slots" and "Searching for free products"). */
 export const availabilityActions: readonly ActionDef[] = [productAvailabilityAction, searchAvailabilityAction];

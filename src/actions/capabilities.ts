@@ -9,7 +9,7 @@ export interface CapabilityInfo {
   readonly description: string;
 }
 
-/** Capabilities of routes outside the resources (CONTRACT.md "Capabilities"). */
+/** Capabilities of routes outside the resources (docs/authentication.md "Capabilities"). */
 const serviceCapabilities: readonly CapabilityInfo[] = [
   { name: 'capabilities:list', resource: 'capabilities', description: 'List every capability (GET /v1/capabilities).' },
   { name: 'security:read', resource: 'security', description: 'Read the security posture, SBOM and questionnaire (/v1/security/*).' },

@@ -7,7 +7,7 @@ import type { Schema } from '../derive/openapi/types.js';
  * its signature, never for its content. Members the service does not read stay open: a
  * sender's payload is its own. The order an event names is not
  * constrained here: an event without a usable `order_id` is accepted and recorded as
- * `failed` (CONTRACT.md "Incoming webhooks"). The receive operation's OpenAPI request body
+ * `failed` (docs/webhooks.md "Answers"). The receive operation's OpenAPI request body
  * prints these same objects.
  */
 export const incomingEventSchemas = {

@@ -34,7 +34,7 @@ const parts: readonly InputPart[] = ['params', 'query', 'body'];
 
 /**
  * The query schema of an action that declares none: each parameter sent is refused (400
- * naming it), never silently ignored (CONTRACT.md: "bad query parameter").
+ * naming it), never silently ignored (docs/api.md: "Query parameters are never ignored").
  */
 const noQuery: Schema = { type: 'object', properties: {}, additionalProperties: false };
 const notAccepted: UnknownMembers = { unknown: 'is not accepted here' };

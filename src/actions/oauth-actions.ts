@@ -35,7 +35,7 @@ function step(name: string, method: 'GET' | 'POST', path: string, rateLimitGroup
   return { resource: 'users', name, method, path, capability: `users:${name}`, rateLimitGroup, authentication: 'public', stepUp: false, openapi: { ...openapi, tags: ['auth'] }, schemas };
 }
 
-/** End-user sign-in with an external OpenID provider (CONTRACT.md part 2, "OAuth2 login"). */
+/** End-user sign-in with an external OpenID provider (docs/oauth-login.md "The three operations"). */
 export const oauthActions: readonly ActionDef[] = [
   step(
     'oauth-start',

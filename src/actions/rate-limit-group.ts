@@ -1,2 +1,2 @@
-/** Endpoint groups with their own limits (CONTRACT.md "Rate limits"). */
+/** Endpoint groups with their own limits (docs/api.md "Rate limits"). */
 export type RateLimitGroup = 'token' | 'reads' | 'writes' | 'exports' | 'public';

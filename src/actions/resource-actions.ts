@@ -59,8 +59,9 @@ function operationSchemas(resource: ResourceDef, op: Operation): ActionDef['sche
 }
 
 /**
- * Resources whose writes are administrative (CONTRACT.md part 2): a user needs a sign-in
- * with TOTP for them (step-up, RFC 9470). User writes are included for role changes.
+ * Resources whose writes are administrative (docs/end-users.md "Step-up for administrative
+ * actions"): a user needs a sign-in with TOTP for them (step-up, RFC 9470). User writes are
+ * included for role changes.
  */
 const administrative: ReadonlySet<string> = new Set(['api-clients', 'tenants', 'webhooks', 'legal-holds', 'retention-policies', 'users']);
 

@@ -33,7 +33,8 @@ function step(name: string, path: string, authentication: Authentication, body: 
 
 /**
  * A code as the user typed it. Its shape is not checked here: a code of the wrong shape is a
- * wrong code (400 `invalid_grant`, one attempt used, CONTRACT.md), not malformed input.
+ * wrong code (400 `invalid_grant`, one attempt used: docs/end-users.md "One-time passwords"
+ * and "TOTP second factor"), not malformed input.
  */
 const typedCode = { type: 'string', minLength: 1, maxLength: 64 };
 
@@ -53,7 +54,7 @@ const totpCodeBody = closedObject({ code: typedCode }, ['code']);
 const lockOut =
   'After 5 refused TOTP codes in a row (over activate, verify, step-up and disable) TOTP is locked for 1 min, each further refusal doubling it up to 24 h: a TOTP code then gets 429 `rate_limited` with `Retry-After`, unchecked.';
 
-/** End-user sign-in (CONTRACT.md part 2): one-time passwords, TOTP, and the second step of a sign-in. */
+/** End-user sign-in (docs/end-users.md): one-time passwords, TOTP, and the second step of a sign-in. */
 export const signInActions: readonly ActionDef[] = [
   step(
     'otp-start',

@@ -65,7 +65,7 @@ const delivery = {
   },
 };
 
-/** Webhook operations beyond CRUD (CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
+/** Webhook operations beyond CRUD (docs/webhooks.md "Outgoing" and "Incoming"). */
 export const webhookActions: readonly ActionDef[] = [
   {
     resource: 'webhooks',

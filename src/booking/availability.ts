@@ -12,7 +12,7 @@ import { slotsCovering } from './time-slots.js';
 
 const products = getResource('products');
 
-/** Most slots one request may ask for (CONTRACT.md part 3): a year of days, a month of hours. */
+/** Most slots one request may ask for (docs/availability.md "A product's slots"): a year of days, a month of hours. */
 export const maxSlots: Readonly<Record<Granularity, number>> = Object.freeze({ day: 366, hour: 744 });
 
 export interface AvailabilitySlot {

@@ -14,14 +14,14 @@ const products = getResource('products');
 export const closedStatuses: readonly string[] = ['maintenance', 'retired'];
 
 /**
- * The booking invariant (CONTRACT.md part 3): every write that could make a product's
- * bookings hold more units than it has first locks the product row (`SELECT … FOR UPDATE`
- * on PostgreSQL; SQLite runs one write transaction at a time), then checks the peak overlap
- * in the same transaction. Two writers for one product are serialised by that lock, so the
- * check and the insert cannot interleave (no check-then-insert race) on any number of
- * instances. Writes that free units (a cancel, a delete) take the lock too: a refusal reads
- * the peak and then, in a second statement, the conflicts the caller may see, and both
- * must describe the same bookings.
+ * The booking invariant (docs/bookings.md "Capacity"): every write that could make a
+ * product's bookings hold more units than it has first locks the product row (`SELECT …
+ * FOR UPDATE` on PostgreSQL; SQLite runs one write transaction at a time), then checks the
+ * peak overlap in the same transaction. Two writers for one product are serialised by that
+ * lock, so the check and the insert cannot interleave (no check-then-insert race) on any
+ * number of instances. Writes that free units (a cancel, a delete) take the lock too: a
+ * refusal reads the peak and then, in a second statement, the conflicts the caller may
+ * see, and both must describe the same bookings.
  */
 export const bookingHooks: ResourceHooks = {
   updateConflicts: ['capacity_exceeded', 'product_unavailable', 'invalid_transition', 'managed_by_order', 'managed_by_calendar'],

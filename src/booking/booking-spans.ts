@@ -2,7 +2,7 @@ import type { ScopedSelect } from '../data/scoped-queries.js';
 import type { Db } from '../db/dialect.js';
 import type { Row } from '../data/record-codec.js';
 
-/** A booking lasts at most this long (CONTRACT.md part 3): the look-back of a product with no recorded span. */
+/** A booking lasts at most this long (docs/bookings.md "Time ranges"): the look-back of a product with no recorded span. */
 export const maxBookingMs = 366 * 24 * 60 * 60 * 1000;
 
 /**

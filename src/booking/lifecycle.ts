@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors.js';
 
-/** The statuses a booking may move to from each status (CONTRACT.md part 3 "Lifecycle"). */
+/** The statuses a booking may move to from each status (docs/bookings.md "Lifecycle"). */
 export const nextStatuses: Readonly<Record<string, readonly string[]>> = Object.freeze({
   active: Object.freeze(['cancelled', 'completed']),
   // Reactivation takes units again, so it is checked against capacity like a new booking.

@@ -1,8 +1,8 @@
 /**
  * Occupancy of one product as a step function of time, built from the bookings that hold
  * its units. Pure code: the capacity check and the availability read model both answer from
- * it, so "free" means the same thing in both (DESIGN.md: availability is a read model of
- * the capacity query, never a second implementation).
+ * it, so "free" means the same thing in both (docs/architecture.md "Rules we keep":
+ * availability is a read model of the capacity check, never a second implementation).
  */
 
 /** A booking that holds units over the half-open interval `[start, end)` (epoch ms). */

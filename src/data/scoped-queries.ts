@@ -61,7 +61,8 @@ export interface ScopeOptions {
  * The only way code outside `src/data` reads a resource table: every builder carries the
  * principal's tenant filter and the soft-delete filter, so a query that forgets them cannot
  * be written. Unscoped reads go through {@link asSystem}, which is greppable on purpose
- * (DESIGN.md rule 3). `test/unit/architecture/scoped-queries.test.ts` keeps it that way.
+ * (docs/architecture.md "Rules we keep"). `test/unit/architecture/scoped-queries.test.ts`
+ * keeps it that way.
  */
 export class ScopedQueries {
   constructor(

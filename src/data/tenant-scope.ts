@@ -6,7 +6,7 @@ import type { Principal, TenantScope } from '../core/principal.js';
 /**
  * The row filter that confines a query to what a scope may see: its own node and the nodes
  * below it. `null` only for the system scope, which sees everything. Every query on a
- * resource table goes through here (see DESIGN.md rule 3).
+ * resource table goes through here (see docs/architecture.md "Rules we keep").
  *
  * Deleted nodes below the scope stay in reach on purpose: no live record can remain in one
  * (cascade deny), but the audit trail of what happened there must stay visible above it.

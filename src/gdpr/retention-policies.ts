@@ -279,9 +279,10 @@ async function lockBookingsAndProducts(unit: UnitOfWork, ids: readonly string[])
 }
 
 /**
- * One `<resource>.deleted` event per purged record the API still showed (CONTRACT.md: one
- * event per committed write), carrying its last state and the batch's audit entry. A record
- * soft-deleted earlier announced its deletion then; its purge is not news.
+ * One `<resource>.deleted` event per purged record the API still showed (docs/webhooks.md
+ * "Outgoing": exactly one event per committed change), carrying its last state and the
+ * batch's audit entry. A record soft-deleted earlier announced its deletion then; its purge
+ * is not news.
  */
 async function announceDeletes(unit: UnitOfWork, resource: ResourceDef, rows: readonly Row[], auditId: string): Promise<void> {
   for (const row of rows) {

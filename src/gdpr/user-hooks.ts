@@ -4,9 +4,9 @@ import type { ResourceHooks } from '../services/resource-hooks.js';
 
 /**
  * Users: the security pipeline caches each user (role, status) for their tokens, and an
- * erased user stays disabled (CONTRACT.md "Erasure": "the user is disabled"). Turning one
- * active again would show an account that can never sign in (the directory treats every
- * erased user as inactive) and invite re-filling it with someone's data.
+ * erased user stays disabled (docs/gdpr.md "Erasure": "An erased user stays disabled").
+ * Turning one active again would show an account that can never sign in (the directory
+ * treats every erased user as inactive) and invite re-filling it with someone's data.
  * A role is a capability set, so the grant ceiling applies: a caller gives only a role it
  * holds every capability of; that it changes or deletes only a user whose role it could
  * give (staff manage guests and staff, never admins) is checked for every write on a user

@@ -10,7 +10,7 @@ import { pageAnswer } from './page-answer.js';
 
 const products = getResource('products');
 
-/** Both availability operations (`src/actions/availability-actions.ts`, CONTRACT.md part 3). */
+/** Both availability operations (`src/actions/availability-actions.ts`, docs/availability.md "A product's slots" and "Searching for free products"). */
 export const availabilityHandlers: Handlers = {
   /** Booked and free units per local day or hour. */
   'products.availability': async (input, { resources }) => {

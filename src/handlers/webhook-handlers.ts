@@ -20,7 +20,7 @@ function pageParameter(raw: unknown, field: string, fallback: number, max: numbe
   return Number(raw);
 }
 
-/** Webhook operations beyond CRUD (`src/actions/webhook-actions.ts`; CONTRACT.md "Outgoing webhooks" and "Incoming webhooks"). */
+/** Webhook operations beyond CRUD (`src/actions/webhook-actions.ts`; docs/webhooks.md "Outgoing" and "Incoming"). */
 export const webhookHandlers: Handlers = {
   'webhooks.receive': async (input, services) => {
     return { status: 200, body: await services.incoming.receive(idOf(input), input.rawBody, input.headers ?? {}, input.ip ?? '') };

@@ -105,7 +105,7 @@ export class IdempotencyKeys {
   /**
    * Rewrites the stored answers about `recordIds` of `resource` with `replace`, in the
    * caller's transaction `trx`: erasure depersonalises them as it does the records, so a
-   * replay never shows an erased value (CONTRACT.md "GDPR").
+   * replay never shows an erased value (docs/api.md "Idempotency keys").
    */
   async rewriteAnswers(trx: Db, resource: string, recordIds: readonly string[], replace: (body: Record<string, unknown>) => Record<string, unknown>): Promise<number> {
     const { dialect } = this.database;

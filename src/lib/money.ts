@@ -31,7 +31,7 @@ export const maxMinor = BigInt(Number.MAX_SAFE_INTEGER);
  * The ISO 4217 codes whose minor unit is "N.A." (precious metals, bond-market units, the SDR,
  * the testing code, "no currency"): none is money a product is priced in. currency-codes
  * reads "N.A." as 0 (`parseInt(…) || 0`), which would price gold in whole troy ounces, so
- * they are listed here; test/unit/selling/money.test.ts checks the list against the ISO
+ * they are listed here; test/unit/lib/money.test.ts checks the list against the ISO
  * table the package ships.
  */
 export const withoutMinorUnit: ReadonlySet<string> = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);

@@ -3,7 +3,7 @@ import { isCapability } from '../actions/capabilities.js';
 
 /**
  * Deny by default at registration: a route must declare the capability it needs or say it
- * is public, or the service refuses to start (DESIGN.md rule 2).
+ * is public, or the service refuses to start (docs/architecture.md "Rules we keep").
  */
 export function guardRoute(route: RouteOptions): void {
   if (route.method === 'OPTIONS' && route.url === '*') {

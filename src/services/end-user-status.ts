@@ -6,9 +6,10 @@ import type { ResourceDef } from '../registry/types.js';
  * An end user who reaches only their own records (a guest) creates a record only in its
  * initial status (the `status` field's default): any later status comes from the service
  * or from a caller who runs the business — an order is confirmed by a verified payment
- * event, a booking completed by its tenant (CONTRACT.md). API clients, staff and admins
- * still create records in any status (imports of history, orders paid elsewhere). Checked
- * on every create beside the field capabilities, so a new resource with a `status` is covered.
+ * event, a booking completed by its tenant (docs/end-users.md "Roles and what they
+ * reach"). API clients, staff and admins still create records in any status (imports of
+ * history, orders paid elsewhere). Checked on every create beside the field capabilities,
+ * so a new resource with a `status` is covered.
  */
 export function assertInitialStatus(resource: ResourceDef, principal: Principal, values: Readonly<Record<string, unknown>>): void {
   if (principal.ownRecordsOf === undefined) return;

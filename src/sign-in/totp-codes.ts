@@ -5,7 +5,7 @@ import type { Secret } from 'otpauth';
 /** Recovery codes handed out at each enrolment. */
 export const recoveryCodeCount = 10;
 
-/** The TOTP parameters of CONTRACT.md: RFC 6238 with SHA-1, 6 digits, 30 s steps, ±1 step. */
+/** The TOTP parameters (docs/end-users.md "Sign-in with one-time password and TOTP"): RFC 6238 with SHA-1, 6 digits, 30 s steps, ±1 step. */
 export const totpPolicy = { algorithm: 'SHA1', digits: 6, period: 30, window: 1 } as const;
 
 /**

@@ -4,7 +4,7 @@ import { productRates } from '../registry/sub-collections/product-rates.js';
 
 const verbs = { create: 'created', update: 'updated', delete: 'deleted' } as const;
 
-/** Every event a webhook can subscribe to (CONTRACT.md "Outgoing webhooks"), sorted. */
+/** Every event a webhook can subscribe to (docs/webhooks.md "Event catalogue"), sorted. */
 export const eventNames: readonly string[] = Object.freeze(
   [
     // The sub-collections written through the unit of work announce their records too.

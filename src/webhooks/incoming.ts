@@ -146,7 +146,7 @@ export function receivedLockKey(webhookId: string, eventId: string): string {
   return `webhook-received:${webhookId}:${eventId}`;
 }
 
-/** Event types that pay for an order, per scheme (CONTRACT.md "Incoming webhooks"). */
+/** Event types that pay for an order, per scheme (docs/selling.md "Payment"). */
 const paymentTypes: Readonly<Record<string, ReadonlySet<string>>> = {
   stripe: new Set(['payment_intent.succeeded', 'checkout.session.completed', 'checkout.session.async_payment_succeeded']),
   'standard-webhooks': new Set(['orders.paid']),

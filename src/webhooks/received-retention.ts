@@ -2,10 +2,10 @@ import type { Database } from '../db/dialect.js';
 
 /**
  * How long a received event is kept by default (`WEBHOOK_RECEIVED_RETENTION_DAYS`): a
- * redelivery within this window is answered as a duplicate. CONTRACT.md asks for at least
- * 7 days, which also covers the senders' retries (Stripe up to 3 days, Standard Webhooks
- * senders about a day); the rows name the sender's events and their outcome, so they are
- * kept no longer than that.
+ * redelivery within this window is answered as a duplicate. docs/webhooks.md "Answers"
+ * promises at least 7 days, which also covers the senders' retries (Stripe up to 3 days,
+ * Standard Webhooks senders about a day); the rows name the sender's events and their
+ * outcome, so they are kept no longer than that.
  */
 export const receivedRetentionDays = 7;
 

@@ -14,8 +14,9 @@ export const productBody = { name: 'Loft', address: 'Main St 1', city: 'Berlin',
 export const timeRange = { start_time: '2026-12-01T10:00:00Z', end_time: '2026-12-02T10:00:00Z' } as const;
 
 /**
- * The smallest valid create body of each writable resource (CONTRACT.md "Minimal create
- * bodies"); children point at `parents`. A tenant body creates a child of the caller's node.
+ * The smallest valid create body of each writable resource (the fields docs/resources.md
+ * flags *required*); children point at `parents`. A tenant body creates a child of the
+ * caller's node.
  */
 export function minimalBody(resource: ResourceName, parents: Parents): Record<string, unknown> {
   switch (resource) {

@@ -6,7 +6,7 @@ import { addColumns } from '../migration-kit.js';
 /**
  * GDPR: the consent's policy version, and the per-subject data keys that encrypt personal
  * values in the append-only audit trail (crypto-shredding: erasure destroys a subject's
- * keys, so its values in the trail can no longer be read; see `src/gdpr/subject-keys.ts`).
+ * keys, so its values in the trail can no longer be read; see `src/data/subject-keys.ts`).
  * Legal holds are looked up by the record they name.
  */
 export function gdprMigration(dialect: SqlDialect): Migration {

@@ -18,10 +18,11 @@ const staffEmail = 'console-staff@example.test';
 /** A name an external suite will look up by role: `getByRole(role, { name })`. */
 type ContractName = readonly [role: Parameters<Page['getByRole']>[0], name: string];
 
-// CONTRACT.md's console section: the navigation link "Settings", then "API Clients"; the
-// button "New API client"; its form's fields "Name", "Capabilities", "Public key" and the
-// button "Create"; each client row's "Rotate key" and "Disable". Also the pages it names
-// (webhooks, audit log, security posture) and docs/console.md's other ones, by their links.
+// The names docs/console.md "Accessibility and layout" promises: the navigation link
+// "Settings", then "API Clients"; the button "New API client"; its form's fields "Name",
+// "Capabilities", "Public key" and the button "Create"; each client row's "Rotate key" and
+// "Disable". Also the other pages of docs/console.md "Pages" (webhooks, audit log, security
+// posture, …), by their links.
 const mainNavigation: readonly ContractName[] = ['Settings', 'Products', 'Users', 'Audit log', 'Security'].map((name) => ['link', name] as const);
 const settingsNavigation: readonly ContractName[] = [...mainNavigation, ['link', 'API Clients'], ['link', 'Webhooks']];
 const apiClientsPage: readonly ContractName[] = [...settingsNavigation, ['button', 'New API client']];

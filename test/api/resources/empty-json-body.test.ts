@@ -6,8 +6,8 @@ import { expectProblem } from '../../support/problem.js';
 
 /**
  * Clients that label every request `Content-Type: application/json` send the bodiless
- * actions (CONTRACT.md: "no body needed") with an empty body: that is no body. Actions
- * that need a body still refuse an empty one.
+ * actions (docs/api.md "Bodies": "the actions that take none") with an empty body: that is
+ * no body. Actions that need a body still refuse an empty one.
  */
 describe.each(dialects)('an empty JSON body on %s', (dialect) => {
   let h: Harness;

@@ -10,7 +10,7 @@ import { expectProblem } from '../../support/problem.js';
 import { minimalBody, productBody } from '../../support/resource-bodies.js';
 import { createUserIn, signInByEmail } from '../../support/user-sign-in.js';
 
-/** CONTRACT.md part 2: the administrative actions that need `totp` in a user token's `amr`. */
+/** docs/end-users.md "Step-up for administrative actions": the administrative actions that need `totp` in a user token's `amr`. */
 const administrative = [
   ...['api-clients', 'tenants', 'webhooks', 'legal-holds', 'retention-policies'].flatMap((r) => [`${r}.create`, `${r}.update`, `${r}.delete`]),
   'users.update', // user roles

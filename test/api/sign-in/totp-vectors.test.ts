@@ -43,7 +43,7 @@ describe("RFC 6238 Appendix B through the service's TOTP construction", () => {
     });
   }
 
-  it('uses SHA-1, 6 digits, 30 s and one step either side (CONTRACT.md)', () => {
+  it('uses SHA-1, 6 digits, 30 s and one step either side (docs/end-users.md)', () => {
     expect(totpPolicy).toEqual({ algorithm: 'SHA1', digits: 6, period: 30, window: 1 });
     const totp = totpGenerator(seed('SHA1'), 'rfc6238');
     const code = '279037'; // 2000000000 s, step 66666666

@@ -26,9 +26,9 @@ type Receiver = Awaited<ReturnType<typeof startSmtp>>;
 
 /**
  * Two instances of the service on one database (one SQLite file, or one PostgreSQL
- * database), each with its own connection and caches, sharing only what CONTRACT.md says
- * they share: the database, the data key and the signing keys. One-time codes, daily caps
- * and TOTP replay protection must hold across them (issue 13).
+ * database), each with its own connection and caches, sharing only what docs/operations.md
+ * "Several instances" says they share: the database, the data key and the signing keys.
+ * One-time codes, daily caps and TOTP replay protection must hold across them (issue 13).
  */
 describe.each(dialects)('sign-in across two instances on %s', (dialect: DialectName) => {
   let apps: [App, App];

@@ -50,7 +50,7 @@ describe.each(dialects)('user principals on %s', (dialect) => {
       token[name] = await signIn(node[tenant], `${name.toLowerCase()}@users.test`, role === 'admin');
     }
 
-    // Published, so guests may book it (CONTRACT.md part 3), with room for every test's booking.
+    // Published, so guests may book it (docs/bookings.md "Products that take no bookings"), with room for every test's booking.
     const product = await as('adminA', 'POST', '/v1/products/', { ...productBody, total_items: 10, is_published: true, price: 40 });
     published = product.json()._id as string;
     const parents = { productId: published, userId: userId.guest1 as string };

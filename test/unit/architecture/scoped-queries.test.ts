@@ -62,7 +62,7 @@ function sources(dir: string): string[] {
   });
 }
 
-describe('every query on a resource table goes through the scope (DESIGN.md rule 3)', () => {
+describe('every query on a resource table goes through the scope (docs/architecture.md "Rules we keep")', () => {
   it('no file outside src/data and the migrations calls selectFrom/updateTable/deleteFrom/insertInto on a resource table, nor on a tenant-owned service table outside its declared owners', () => {
     const files = [...sources('src'), ...sources('cli')].map((file) => relative(root, join(root, file)));
     expect(files.length).toBeGreaterThan(50);
