@@ -91,7 +91,9 @@ function erase(service: ResourceService, answers: StoredAnswers, context: Reques
           }
         }
       }
-      records[resource.name] = (records[resource.name] ?? 0) + ids.length;
+      // Every record is erased, wherever it lives; the answer counts only what the caller reaches
+      // (a count of another tenant's records would tell it what it may not read).
+      records[resource.name] = (records[resource.name] ?? 0) + (await reachable(unit, resource, ids));
       // Records that once named no user were sealed under their own subject.
       subjects.push(...ids.map((id) => `${resource.name}/${id}`));
       if (hasPersonalFields(resource)) {
@@ -130,6 +132,20 @@ function erase(service: ResourceService, answers: StoredAnswers, context: Reques
     service.voidCounts(unit, [users.name, ...relations.map((r) => r.resource.name)]);
     return { user_id: userId, erased_at: erasedAt, records };
   });
+}
+
+/** How many of `ids` the unit's caller reaches (soft-deleted ones too, as erasure does). */
+async function reachable(unit: UnitOfWork, resource: ResourceDef, ids: readonly string[]): Promise<number> {
+  let count = 0;
+  for (let start = 0; start < ids.length; start += batchSize) {
+    const rows = await unit
+      .scoped(resource, { includeDeleted: true })
+      .select('_id')
+      .where('_id', 'in', ids.slice(start, start + batchSize))
+      .execute();
+    count += rows.length;
+  }
+  return count;
 }
 
 /** Active holds on the user or on any record that references the user. */
