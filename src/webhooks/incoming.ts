@@ -138,7 +138,23 @@ function stripePayment(type: string, object: Record<string, unknown> | undefined
   const minor = type.startsWith('checkout.session.') ? object?.amount_total : object?.amount_received;
   const currency = typeof object?.currency === 'string' ? object.currency.toUpperCase() : undefined;
   if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0 || currency === undefined || !isCurrency(currency)) return { amount: undefined, currency };
-  return { amount: fromMinor(BigInt(minor), currency), currency };
+  const iso = isoMinor(BigInt(minor), currency);
+  return { amount: iso === undefined ? undefined : fromMinor(iso, currency), currency };
+}
+
+/**
+ * Where Stripe's smallest unit is not ISO 4217's (Stripe's currency docs, "special cases"):
+ * it counts ISK in hundredths (amounts divisible by 100) and MGA in whole ariary. The power
+ * of ten from Stripe's unit to ISO's.
+ */
+const stripeUnitShift: Readonly<Record<string, number>> = { ISK: 2, MGA: -2 };
+
+/** Stripe's minor amount in ISO minor units, or undefined when it names no exact amount. */
+function isoMinor(minor: bigint, currency: string): bigint | undefined {
+  const shift = stripeUnitShift[currency] ?? 0;
+  if (shift <= 0) return minor * 10n ** BigInt(-shift);
+  const unit = 10n ** BigInt(shift);
+  return minor % unit === 0n ? minor / unit : undefined;
 }
 
 /** The try-lock a delivery of an event holds while its transaction runs: a repeat meanwhile is a 409. */

@@ -193,6 +193,12 @@ describe.each(dialects)('selling on %s', (dialect) => {
     expect((await paidStripe(q._id, { amount_received: 19_998, currency: 'eur' }, 'pi_ok')).json()).toMatchObject({ outcome: 'applied' });
     const jpy = (await order(await product({ price: 12_000, currency: 'JPY' }))).json();
     expect((await paidStripe(jpy._id, { amount_received: 24_000, currency: 'jpy' }, 'pi_jpy')).json()).toMatchObject({ outcome: 'applied' });
+    // Stripe counts ISK in hundredths and MGA in whole units, unlike ISO 4217.
+    const isk = (await order(await product({ price: 15_000, currency: 'ISK' }))).json();
+    expect((await paidStripe(isk._id, { amount_received: 3_000_000, currency: 'isk' }, 'pi_isk')).json()).toMatchObject({ outcome: 'applied' });
+    const mga = (await order(await product({ price: 50_000, currency: 'MGA' }))).json();
+    expect((await paidStripe(mga._id, { amount_received: 10_000_000, currency: 'mga' }, 'pi_mga_iso')).json()).toMatchObject({ outcome: 'failed' });
+    expect((await paidStripe(mga._id, { amount_received: 100_000, currency: 'mga' }, 'pi_mga')).json()).toMatchObject({ outcome: 'applied' });
     // A Checkout Session paid by a delayed method completes unpaid: the later async success pays.
     const session = (await order(await product({ price: 50 }))).json();
     const unpaid = { amount_total: 10_000, currency: 'eur', payment_status: 'unpaid' };
