@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { settings } from '../../../src/config/settings.js';
+import { configurationDocs } from '../../../scripts/configuration-docs.js';
 import { withPersonalDataTable } from '../../../scripts/personal-data-docs.js';
 import { resourceDocs } from '../../../scripts/resource-docs.js';
 
@@ -16,12 +17,25 @@ describe('documentation stays current', () => {
     expect(gdpr).toBe(withPersonalDataTable(gdpr));
   });
 
-  it('the README configuration table lists every setting with its default', () => {
-    const readme = read('README.md');
+  it('docs/configuration.md matches the settings declarations (run `npm run docs` after changing src/config/settings.ts)', () => {
+    expect(read('docs/configuration.md')).toBe(configurationDocs());
+  });
+
+  it('docs/configuration.md lists every setting once, with its default', () => {
+    const rows = read('docs/configuration.md')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
+    expect(rows).toHaveLength(Object.keys(settings).length);
     for (const setting of Object.values(settings)) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\` |`));
+      const row = rows.find((line) => line.startsWith(`| \`${setting.env}\` |`));
       expect(row, setting.env).toBeDefined();
-      expect(row).toContain(setting.defaultText === undefined ? 'unset' : `\`${setting.defaultText}\``);
+      expect(row).toContain(setting.defaultText === undefined ? '| unset |' : `| \`${setting.defaultText}\` |`);
     }
+  });
+
+  it('the README points to docs/configuration.md and keeps no copy of the table', () => {
+    const readme = read('README.md');
+    expect(readme).toContain('](docs/configuration.md)');
+    expect(readme).not.toMatch(/^\| `PORT` \|/m);
   });
 });
