@@ -1,6 +1,6 @@
 /**
  * Every environment variable the service reads: name, default, meaning and parser.
- * The README's configuration table is checked against this list by a test.
+ * docs/configuration.md is generated from this list (`npm run docs`), and a test checks it is current.
  */
 import { allowHttpIssuers, oauthProviders, oauthRedirectUris } from './oauth-parsers.js';
 import { cidrList, optionalSecret, optionalTimestamp, optionalUri, uriList } from './security-parsers.js';

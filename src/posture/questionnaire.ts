@@ -45,7 +45,7 @@ export function questionnaire(p: SecurityPosture): QuestionnaireAnswer[] {
           ? `Yes, at the edge: TLS is terminated by a reverse proxy in front of the service (${t.minimum_tls_version}); the proxy-to-service hop is plain HTTP.`
           : 'No. This deployment serves plain HTTP (no TLS certificate configured and the public URL is http); configure TLS_CERT_FILE/TLS_KEY_FILE or a TLS-terminating proxy.',
       '#/transport',
-      'README.md (TLS_CERT_FILE)',
+      'docs/configuration.md (TLS_CERT_FILE)',
     ),
     q('encryption-at-rest', 'Is data encrypted at rest?', `Not implemented by the service: ${p.data.encryption_at_rest}. Storage: ${p.data.storage}.`, '#/data'),
     q(
