@@ -21,6 +21,8 @@ export const serviceScenarios = [
   'quote',
   'order-create',
   'checkout-contended',
+  'calendar-export',
+  'calendar-import',
 ] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];

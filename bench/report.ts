@@ -228,6 +228,10 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
         ratios(results, crypto, database).find((r) => bookingTargets.some((t) => t.scenario === result.scenario && t.name === r.name));
       return target ? `${targetText(target)}${medians ? ', median' : ''}: ${verdict(target)}` : '';
     }
+    case 'calendar-export': {
+      const cpu = divide(result.cpuMsPerRequest, byName(results, 'availability-product')?.cpuMsPerRequest);
+      return cpu === null ? '' : `${num(cpu, 2)}× availability-product CPU/req (reported, no target)`;
+    }
     case 'quote':
     case 'order-create':
     case 'checkout-contended': {
@@ -289,7 +293,7 @@ export function formatReport(report: RunReport): string {
     ];
     rows.push([
       result.scenario,
-      num(result.rps, result.scenario === 'audit-export' ? 3 : 0),
+      num(result.rps, ['audit-export', 'calendar-export', 'calendar-import'].includes(result.scenario) ? 3 : 0),
       num(result.p50, 2),
       num(result.p99, 2),
       num(result.peakRssMb, 1),

@@ -25,6 +25,7 @@ import type { RunReport } from './report.js';
 import { auditExportScenario } from './scenarios/audit-export.js';
 import { availabilityProductScenario, availabilitySearchScenario } from './scenarios/availability.js';
 import { bookContendedScenario } from './scenarios/book-contended.js';
+import { calendarExportScenario, calendarImportScenario } from './scenarios/calendars.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
 import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
@@ -52,6 +53,8 @@ const needs: Partial<Record<ScenarioName, readonly ScenarioName[]>> = {
   quote: ['book'],
   'order-create': ['book'],
   'checkout-contended': ['book-contended'],
+  // A feed's CPU per request is reported beside one product's availability.
+  'calendar-export': ['availability-product'],
   'oidc-provider': ['crypto-limit'],
 };
 
@@ -76,6 +79,8 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['quote', quoteScenario],
   ['order-create', orderCreateScenario],
   ['checkout-contended', checkoutContendedScenario],
+  ['calendar-export', calendarExportScenario],
+  ['calendar-import', calendarImportScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {

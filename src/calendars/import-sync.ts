@@ -115,37 +115,63 @@ export class CalendarSync {
     const units = Number(record.units ?? 1);
     const byUid = new Map(blocks.map((block) => [String(block.external_uid), block]));
     let skipped = feed.skipped;
+    // A malformed event (or an occurrence of a malformed series) keeps its block as it was:
+    // a broken event never frees units, as a broken feed never does.
+    const kept = blocks.filter((block) => {
+      const uid = String(block.external_uid);
+      const series = uid.includes('#') ? uid.slice(0, uid.lastIndexOf('#')) : uid;
+      return !feed.events.has(uid) && (feed.malformed.has(uid) || feed.malformed.has(series));
+    });
     // Vanished events free their units first, so moves and new events may use them.
-    for (const block of blocks) if (!feed.events.has(String(block.external_uid))) await this.changeBlock(unit, block, { status: 'cancelled' });
+    for (const block of blocks) if (!feed.events.has(String(block.external_uid)) && !kept.includes(block)) await this.changeBlock(unit, block, { status: 'cancelled' });
     const conflicts: Conflict[] = [];
+    const conflict = (uid: string, event: FeedEvent, available: number) =>
+      conflicts.push({ external_uid: uid, start: new Date(event.start).toISOString(), end: new Date(event.end).toISOString(), available });
+    const times = (event: FeedEvent) => ({ start_time: new Date(event.start).toISOString(), end_time: new Date(event.end).toISOString() });
+    const at = (value: unknown) => Date.parse(String(unit.dialect.fromDb('timestamp', value)));
     const events = [...feed.events].sort(([a, x], [b, y]) => x.start - y.start || (a < b ? -1 : 1));
-    let applied = 0;
+    let applied = kept.length;
+    let moves: { uid: string; event: FeedEvent; block: Row; available: number }[] = [];
+    const added: [string, FeedEvent][] = [];
     for (const [uid, event] of events) {
       if (event.end - event.start > maxBookingMs) {
         skipped += 1; // longer than any booking may last
         continue;
       }
       const block = byUid.get(uid);
-      const at = (value: unknown) => Date.parse(String(unit.dialect.fromDb('timestamp', value)));
-      if (block && at(block.start_time) === event.start && at(block.end_time) === event.end) {
-        applied += 1;
-        continue;
+      if (!block) added.push([uid, event]);
+      else if (at(block.start_time) === event.start && at(block.end_time) === event.end) applied += 1;
+      else moves.push({ uid, event, block, available: 0 });
+    }
+    applied += moves.length; // moved, or refused and kept where it was: a block either way
+    // Moved events before new ones, and again while one moves: a moved block frees its old
+    // place, which another move or a new event may need (a stay moved out and another booked
+    // in its place, or moves along a chain). A move that never fits keeps its old block.
+    for (let moved = true; moved && moves.length > 0;) {
+      moved = false;
+      const refused: typeof moves = [];
+      for (const move of moves) {
+        const available = await this.fits(unit, total, { productId, bookingId: String(move.block._id), event: move.event, units });
+        if (available === undefined) {
+          await this.changeBlock(unit, move.block, times(move.event));
+          moved = true;
+        } else refused.push({ ...move, available });
       }
-      const refused = await this.fits(unit, total, { productId, bookingId: block ? String(block._id) : undefined, event, units });
+      moves = refused;
+    }
+    for (const move of moves) conflict(move.uid, move.event, move.available);
+    for (const [uid, event] of added) {
+      const refused = await this.fits(unit, total, { productId, bookingId: undefined, event, units });
       if (refused !== undefined) {
-        conflicts.push({ external_uid: uid, start: new Date(event.start).toISOString(), end: new Date(event.end).toISOString(), available: refused });
-        if (block) applied += 1; // a moved event that does not fit keeps its old block
+        conflict(uid, event, refused);
         continue;
       }
       applied += 1;
-      const times = { start_time: new Date(event.start).toISOString(), end_time: new Date(event.end).toISOString() };
-      if (block) await this.changeBlock(unit, block, times);
-      else
-        await unit.insert(bookings, {
-          id: newId(unit),
-          owner: (record.tenant_id as string | null) ?? null,
-          values: { product_id: productId, ...times, status: 'active', quantity: units, source: 'calendar', calendar_import_id: importId, external_uid: uid },
-        });
+      await unit.insert(bookings, {
+        id: newId(unit),
+        owner: (record.tenant_id as string | null) ?? null,
+        values: { product_id: productId, ...times(event), status: 'active', quantity: units, source: 'calendar', calendar_import_id: importId, external_uid: uid },
+      });
     }
     const previous = new Set(((unit.dialect.fromDb('object', record.conflicts) as Conflict[] | null) ?? []).map(conflictKey));
     const fresh = conflicts.filter((conflict) => !previous.has(conflictKey(conflict)));

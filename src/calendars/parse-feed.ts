@@ -13,6 +13,8 @@ export interface FeedEvent {
 export interface ParsedFeed {
   readonly events: ReadonlyMap<string, FeedEvent>;
   readonly skipped: number;
+  /** The UIDs of the skipped events that had one: their blocks stay as they were. */
+  readonly malformed: ReadonlySet<string>;
 }
 
 /** Where a feed's events are read (docs/calendars.md "Import"). */
@@ -41,7 +43,9 @@ const maxOccurrences = 5_000;
  *
  * @throws FeedError when the body is not an iCalendar `VCALENDAR` or cannot be parsed
  */
-export function parseFeed(text: string, window: FeedWindow): ParsedFeed {
+export function parseFeed(feedText: string, window: FeedWindow): ParsedFeed {
+  // A UTF-8 byte order mark, as some exporters write one, is not part of the first line.
+  const text = feedText.startsWith('\uFEFF') ? feedText.slice(1) : feedText;
   if (!/^\s*BEGIN:VCALENDAR/i.test(text.slice(0, 1024))) throw new FeedError('the body is not an iCalendar VCALENDAR');
   let calendar: Component;
   try {
@@ -54,25 +58,27 @@ export function parseFeed(text: string, window: FeedWindow): ParsedFeed {
   const vevents = calendar.getAllSubcomponents('vevent');
   // Overridden occurrences (RECURRENCE-ID) belong to their series, by UID.
   const exceptions = new Map<string, Component[]>();
+  const series = new Set<string>();
   for (const vevent of vevents) {
-    if (!vevent.hasProperty('recurrence-id')) continue;
     const uid = String(vevent.getFirstPropertyValue('uid') ?? '');
-    exceptions.set(uid, [...(exceptions.get(uid) ?? []), vevent]);
+    if (!vevent.hasProperty('recurrence-id')) series.add(uid);
+    else exceptions.set(uid, [...(exceptions.get(uid) ?? []), vevent]);
   }
   const events = new Map<string, FeedEvent>();
+  const malformed = new Set<string>();
   let skipped = 0;
   const reader = timeReader(zones, window.zone);
   for (const vevent of vevents) {
+    let uid: unknown;
     try {
-      const uid = vevent.getFirstPropertyValue('uid');
+      uid = vevent.getFirstPropertyValue('uid');
       if (typeof uid !== 'string' || uid === '' || !vevent.hasProperty('dtstart')) throw new Error('no UID or DTSTART');
-      const series = exceptions.get(uid) ?? [];
-      if (vevent.hasProperty('recurrence-id')) {
-        // Read with its series when that series exists; alone (a single override) otherwise.
-        if (vevents.some((other: Component) => other !== vevent && !other.hasProperty('recurrence-id') && other.getFirstPropertyValue('uid') === uid)) continue;
-      }
-      const event = new ICAL.Event(vevent, { strictExceptions: false });
-      for (const exception of series) if (exception !== vevent) event.relateException(exception);
+      const override = vevent.hasProperty('recurrence-id');
+      // Read with its series when that series exists; alone (an override without it) otherwise.
+      if (override && series.has(uid)) continue;
+      // Given its own overrides: left to itself, ical.js would relate every override in the
+      // feed, whatever its UID, to every event (scanning them all for each event).
+      const event = new ICAL.Event(vevent, { strictExceptions: false, exceptions: override ? [] : (exceptions.get(uid) ?? []) });
       if (!event.isRecurring()) {
         const block = blockOf(vevent, reader(event.startDate), reader(endOf(event)), window);
         if (block === 'invalid') throw new Error('end before start');
@@ -94,9 +100,10 @@ export function parseFeed(text: string, window: FeedWindow): ParsedFeed {
       }
     } catch {
       skipped += 1;
+      if (typeof uid === 'string' && uid !== '') malformed.add(uid);
     }
   }
-  return { events, skipped };
+  return { events, skipped, malformed };
 }
 
 /** A recurring event's occurrence: the series' UID and the occurrence's original start (its RECURRENCE-ID), in UTC. */
@@ -124,6 +131,8 @@ function blockOf(vevent: Component, start: number, end: number, window: FeedWind
 
 /** Reads an iCalendar time as an instant (epoch ms), by the zone rules above. */
 function timeReader(zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone>>, productZone: string): (time: Time) => number {
+  // Whether a TZID is an IANA name, once per feed: asking Intl builds a formatter each time.
+  const known = new Map<string, boolean>();
   return (time) => {
     const wall = Date.UTC(time.year, time.month - 1, time.day, time.isDate ? 0 : time.hour, time.isDate ? 0 : time.minute, time.isDate ? 0 : time.second);
     if (time.isDate) return midnightOf(productZone, wall);
@@ -131,7 +140,9 @@ function timeReader(zones: ReadonlyMap<string, InstanceType<typeof ICAL.Timezone
     const tzid = time.zone?.tzid === 'floating' || time.zone === undefined ? (time as unknown as { timezone?: string }).timezone : time.zone.tzid;
     if (tzid === 'UTC' || tzid === 'Z') return wall;
     if (typeof tzid === 'string' && tzid !== 'floating') {
-      if (isTimeZone(tzid)) return instantOf(tzid, wall);
+      let iana = known.get(tzid);
+      if (iana === undefined) known.set(tzid, (iana = isTimeZone(tzid)));
+      if (iana) return instantOf(tzid, wall);
       const zone = zones.get(tzid);
       if (zone) {
         const copy = time.clone();

@@ -74,7 +74,7 @@ describe('benchmark rounds (--repeat)', () => {
   });
 });
 
-describe('booking-core targets (CONTRACT.md part 3)', () => {
+describe('booking-core targets (docs/bookings.md "Speed")', () => {
   const timed = (scenario: string, rps: number, p99: number): ScenarioResult => ({ ...result(scenario, rps), p99 });
   const target = (list: ReturnType<typeof ratios>, name: string) => list.find((r) => r.name === name);
 
