@@ -59,7 +59,7 @@ export class CalendarService {
     const system = new ScopedQueries(this.database.db, this.database.dialect, asSystem());
     if (!(await system.find(products, productId))) return undefined;
     const now = this.clock.now();
-    const text = feedText(new URL(this.baseUrl).host, await exportedBookings(system, productId, now), now);
+    const text = await feedText(new URL(this.baseUrl).host, await exportedBookings(system, productId, now), now);
     return { text, etag: `"${createHash('sha256').update(text).digest('base64url')}"` };
   }
 }

@@ -1,4 +1,4 @@
-import ical, { ICalEventStatus } from 'ical-generator';
+import ical, { ICalEventStatus, foldLines } from 'ical-generator';
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import type { Row } from '../data/record-codec.js';
 import { holdsUnits } from '../booking/holdings.js';
@@ -49,14 +49,19 @@ function decoded(queries: ScopedQueries, row: Row): Row {
  * cancellation, `STATUS:CANCELLED`, with a `SEQUENCE` above any it had while it held units:
  * the whole seconds from its creation to its last change, plus one once cancelled.
  */
-export function feedText(host: string, rows: readonly Row[], now: number): string {
+export async function feedText(host: string, rows: readonly Row[], now: number): Promise<string> {
   const calendar = ical({ prodId: { company: 'booking-service', product: 'calendars', language: 'EN' } });
-  for (const row of rows) {
+  // The calendar's frame from the library, with no events: everything up to its closing line.
+  const frame = calendar.toString();
+  const end = frame.lastIndexOf('END:VCALENDAR');
+  const parts: string[] = [frame.slice(0, end)];
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index] as Row;
     const quantity = Number(row.quantity ?? 1);
     const holds = holdsUnits(row.status, row.expires_at, now);
     const created = Date.parse(String(row.created_at));
     const updated = Date.parse(String(row.updated_at));
-    calendar.createEvent({
+    const event = calendar.createEvent({
       id: `${String(row._id)}@${host}`,
       start: new Date(String(row.start_time)),
       end: new Date(String(row.end_time)),
@@ -65,7 +70,36 @@ export function feedText(host: string, rows: readonly Row[], now: number): strin
       summary: quantity > 1 ? `Booked (${quantity} units)` : 'Booked',
       ...(holds ? {} : { status: ICalEventStatus.CANCELLED }),
     });
+    parts.push(folded(event.toString()));
+    // A big feed is written in slices, so the instance keeps answering other requests.
+    if (index % eventsPerSlice === eventsPerSlice - 1) await new Promise((resolve) => setImmediate(resolve));
   }
-  const text = calendar.toString();
-  return text.endsWith('\r\n') ? text : `${text}\r\n`;
+  parts.push('END:VCALENDAR\r\n');
+  return parts.join('');
 }
+
+/** Events written between two yields to the event loop. */
+const eventsPerSlice = 500;
+
+/**
+ * An event's lines folded at 75 octets (RFC 5545 §3.1), only those that need it. The library's
+ * `foldLines` measures every character with a new `TextEncoder`, which cost seconds over a big
+ * feed; its lines are all ASCII but for a product's host name, so an ASCII line is cut where
+ * the library cuts it (74 characters a segment, the next after CRLF and a space), and any
+ * other line still goes through the library.
+ */
+function folded(text: string): string {
+  return text
+    .split('\r\n')
+    .map((line) => {
+      if (!isAscii(line)) return foldLines(line);
+      if (line.length <= 74) return line;
+      const segments: string[] = [];
+      for (let start = 0; start < line.length; start += 74) segments.push(line.slice(start, start + 74));
+      return segments.join('\r\n ');
+    })
+    .join('\r\n');
+}
+
+/** Whether a line holds ASCII only: one octet per character. */
+const isAscii = (line: string): boolean => Buffer.byteLength(line) === line.length;
