@@ -183,5 +183,10 @@ describe.each(dialects)('calendars on %s', (dialect) => {
     const stale = await h.database.db.selectFrom('outbox_events').select('type').where('record_id', '=', String(created._id)).where('type', '=', 'calendars.stale').execute();
     expect(stale).toHaveLength(1);
     expect(await blocks(p)).toEqual([{ uid: 'f1@x', start: '2027-08-31T23:00:00.000Z', status: 'active' }]);
+    // The operator sees syncs, failures and conflicts (docs/calendars.md "Health").
+    const metrics = (await h.request({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/calendar_syncs_total\{outcome="applied"\} [1-9]/);
+    expect(metrics).toMatch(/calendar_syncs_total\{outcome="failed"\} [1-9]/);
+    expect(metrics).toMatch(/calendar_conflicts_total \d/);
   });
 });

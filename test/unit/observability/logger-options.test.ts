@@ -17,6 +17,7 @@ async function server() {
   });
   const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', PUBLIC_URL: 'http://127.0.0.1:1' });
   const app = Fastify({ logger: loggerOptions(config, stream), logController: new RequestLogController(), childLoggerFactory: lazyChildLogger, genReqId: () => 'req-1' });
+  app.get('/v1/calendars/:file', async () => 'BEGIN:VCALENDAR');
   app.post('/v1/auth/token', async (request) => {
     // What careless code might log: the request itself, its headers and body, an assertion.
     request.log.info({ req: request }, 'the request');
@@ -40,6 +41,16 @@ describe('the service logger', () => {
       res: { statusCode: 200 },
     });
     expect(typeof completed?.responseTime).toBe('number');
+    await app.close();
+  });
+
+  it('never writes a calendar feed secret: the path is its credential (docs/calendars.md "Export")', async () => {
+    const { app, lines } = await server();
+    const secret = 'Zk3aN8cQ0p1v2r3t4x5y6z7A8B9C0D1E2F3G4H5I6J7';
+    await app.inject({ method: 'GET', url: `/v1/calendars/${secret}.ics?t=1` });
+    const completed = lines.find((line) => line.msg === 'request completed');
+    expect(completed).toMatchObject({ req: { url: '/v1/calendars/[redacted]?t=[redacted]' } });
+    expect(JSON.stringify(lines)).not.toContain(secret);
     await app.close();
   });
 
