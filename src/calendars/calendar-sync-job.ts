@@ -4,7 +4,7 @@ import { asSystem } from '../core/principal.js';
 import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { calendarImports } from '../registry/sub-collections/calendar-imports.js';
-import { JobLeases } from '../services/job-lease.js';
+import { startLeasedJob } from '../services/leased-job.js';
 import type { CalendarSync } from './import-sync.js';
 
 /** How often the job looks for imports due: often enough that a new interval is kept within a minute. */
@@ -58,27 +58,13 @@ export function startCalendarSyncJob(database: Database, clock: Clock, sync: Cal
     log.info('calendar import schedule disabled (CALENDAR_SYNC_SECONDS=0)');
     return async () => undefined;
   }
-  const leases = new JobLeases(database);
   const every = Math.min(tickMs, intervalSeconds * 1000);
-  let running: Promise<void> | undefined;
-  const run = () => {
-    if (running) return;
-    running = (async () => {
-      try {
-        if (!(await leases.acquire('calendar-sync', clock.now(), clock.now() + every - 1_000))) return;
-        const synced = await syncDueImports(database, clock, sync, intervalSeconds, (importId, err) => log.error({ err, importId }, 'calendar import sync failed'), every / 2);
-        if (synced > 0) log.info({ synced }, 'calendar imports synced');
-      } catch (error) {
-        log.error({ err: error }, 'calendar import schedule failed');
-      } finally {
-        running = undefined;
-      }
-    })();
-  };
-  const timer = setInterval(run, every);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startLeasedJob(database, clock, log, {
+    name: 'calendar-sync',
+    everyMs: every,
+    run: async () => {
+      const synced = await syncDueImports(database, clock, sync, intervalSeconds, (importId, err) => log.error({ err, importId }, 'calendar import sync failed'), every / 2);
+      if (synced > 0) log.info({ synced }, 'calendar imports synced');
+    },
+  });
 }

@@ -6,7 +6,7 @@ import type { Database } from '../db/dialect.js';
 import { ScopedQueries } from '../data/scoped-queries.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import { getResource } from '../registry/index.js';
-import { JobLeases } from '../services/job-lease.js';
+import { startLeasedJob } from '../services/leased-job.js';
 import { expireBooking, lockedBookingOf } from './order-booking.js';
 import { purgeQuotes } from './quotes.js';
 
@@ -70,27 +70,12 @@ export function startOrderExpiryJob(database: Database, intervalSeconds: number,
     log.info('order expiry sweep disabled (ORDER_EXPIRY_SWEEP_SECONDS=0)');
     return async () => undefined;
   }
-  const leases = new JobLeases(database);
-  const intervalMs = intervalSeconds * 1000;
-  let running: Promise<void> | undefined;
-  const run = () => {
-    if (running) return;
-    running = (async () => {
-      try {
-        if (!(await leases.acquire('order-expiry', clock.now(), clock.now() + intervalMs - 1_000))) return;
-        const sweep = await sweepExpiredOrders(database, clock);
-        if (sweep.expired > 0 || sweep.quotesPurged > 0) log.info(sweep, 'order expiry sweep: orders expired, quotes forgotten');
-      } catch (error) {
-        log.error({ err: error }, 'order expiry sweep failed');
-      } finally {
-        running = undefined;
-      }
-    })();
-  };
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return startLeasedJob(database, clock, log, {
+    name: 'order-expiry',
+    everyMs: intervalSeconds * 1000,
+    run: async () => {
+      const sweep = await sweepExpiredOrders(database, clock);
+      if (sweep.expired > 0 || sweep.quotesPurged > 0) log.info(sweep, 'order expiry sweep: orders expired, quotes forgotten');
+    },
+  });
 }

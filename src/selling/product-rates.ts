@@ -3,6 +3,7 @@
  * of one product, in date order, decoded into {@link RateRule}s.
  */
 import type { ScopedQueries } from '../data/scoped-queries.js';
+import type { SqlDialect } from '../db/dialect.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import type { RateRule } from './restrictions.js';
 
@@ -19,16 +20,19 @@ const nullableNumber = (value: unknown): number | null => (value === null || val
  */
 export async function ratesOf(queries: ScopedQueries, productId: string): Promise<RateRule[]> {
   const rows = await queries.scoped(productRates).select(columns).where('product_id', '=', productId).orderBy('from').orderBy('_id').execute();
-  const { dialect } = queries;
-  return rows.map((row: Record<string, unknown>) => ({
+  return rows.map((row: Record<string, unknown>) => rateRuleOf(queries.dialect, row));
+}
+
+/** A stored rate row as the pricing engine reads it (booleans decoded: SQLite stores 0/1). */
+export function rateRuleOf(dialect: SqlDialect, row: Readonly<Record<string, unknown>>): RateRule {
+  return {
     id: String(row._id),
     from: String(row.from),
     to: String(row.to),
     price: nullableNumber(row.price),
     minStay: nullableNumber(row.min_stay),
     maxStay: nullableNumber(row.max_stay),
-    // SQLite stores booleans as 0/1.
     closed: dialect.fromDb('boolean', row.closed) === true,
     closedToArrival: dialect.fromDb('boolean', row.closed_to_arrival) === true,
-  }));
+  };
 }

@@ -5,7 +5,8 @@ import { getResource } from '../registry/index.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import { MoneyError } from '../lib/money.js';
 import { priceStay } from './pricing.js';
-import type { ChargeBasis, ChargeRule, RateRule } from './pricing.js';
+import type { ChargeBasis, ChargeRule } from './pricing.js';
+import { rateRuleOf } from './product-rates.js';
 import type { PriceUnit } from './stay-periods.js';
 
 const serviceCharges = getResource('service-charges');
@@ -47,7 +48,7 @@ export async function searchPrices(queries: ScopedQueries, free: readonly FreePr
       try {
         const pricing = priceStay({
           product: { price: Number(row.price), priceUnit: (row.price_unit ?? 'night') as PriceUnit, currency, timeZone: String(row.time_zone ?? 'UTC') },
-          rates: (rates.get(id) ?? []).map((rate) => rateRule(queries, rate)),
+          rates: (rates.get(id) ?? []).map((rate) => rateRuleOf(queries.dialect, rate)),
           charges: (charges.get(id) ?? []).map((charge) => chargeRule(charge, currency)),
           start: from,
           end: to,
@@ -74,22 +75,6 @@ function group(rows: readonly Record<string, unknown>[]): Map<string, Row[]> {
     else byProduct.set(id, [row]);
   }
   return byProduct;
-}
-
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
-function rateRule(queries: ScopedQueries, row: Row): RateRule {
-  const { dialect } = queries;
-  return {
-    id: String(row._id),
-    from: String(row.from),
-    to: String(row.to),
-    price: nullableNumber(row.price),
-    minStay: nullableNumber(row.min_stay),
-    maxStay: nullableNumber(row.max_stay),
-    closed: dialect.fromDb('boolean', row.closed) === true,
-    closedToArrival: dialect.fromDb('boolean', row.closed_to_arrival) === true,
-  };
 }
 
 function chargeRule(row: Row, productCurrency: string): ChargeRule {
