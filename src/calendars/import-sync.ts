@@ -91,7 +91,8 @@ export class CalendarSync {
     const record = await unit.find(calendarImports, importId, { lock: 'update' });
     if (!record) return;
     const lastSuccess = Date.parse(String(unit.dialect.fromDb('timestamp', record.last_success_at ?? record.created_at)));
-    const stale = unit.now - lastSuccess >= 3 * this.settings.intervalSeconds * 1000;
+    // Without a schedule (CALENDAR_SYNC_SECONDS=0) nothing is expected when: an import is never stale.
+    const stale = this.settings.intervalSeconds > 0 && unit.now - lastSuccess >= 3 * this.settings.intervalSeconds * 1000;
     const changes: Record<string, unknown> = { last_synced_at: unit.at, last_error: reason.slice(0, 500), status: stale ? 'stale' : 'failing' };
     if (stale && !record.stale_since) changes.stale_since = unit.at;
     const written = await unit.update(calendarImports, record, String(record.etag), changes, { audit: { old: null, new: { status: changes.status, last_error: changes.last_error } } });

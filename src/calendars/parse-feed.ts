@@ -1,4 +1,5 @@
 import ICAL from 'ical.js';
+import { maxBookingMs } from '../booking/booking-spans.js';
 import { midnightOf } from '../booking/time-slots.js';
 import { instantOf, isTimeZone } from '../lib/time-zone.js';
 import { FeedError } from './fetch-feed.js';
@@ -29,6 +30,9 @@ export interface FeedWindow {
 
 type Component = InstanceType<typeof ICAL.Component>;
 type Time = InstanceType<typeof ICAL.Time>;
+
+/** Recurrence steps one feed may take in all, before the window and in it: a feed cannot make the service loop. */
+const maxSteps = 1_000_000;
 
 /** Occurrences expanded per recurring event at most: a feed cannot make the service loop. */
 const maxOccurrences = 5_000;
@@ -67,6 +71,7 @@ export function parseFeed(feedText: string, window: FeedWindow): ParsedFeed {
   const events = new Map<string, FeedEvent>();
   const malformed = new Set<string>();
   let skipped = 0;
+  let steps = 0;
   const reader = timeReader(zones, window.zone);
   for (const vevent of vevents) {
     let uid: unknown;
@@ -87,11 +92,15 @@ export function parseFeed(feedText: string, window: FeedWindow): ParsedFeed {
         continue;
       }
       const expansion = event.iterator();
-      for (let count = 0; count < maxOccurrences; count += 1) {
+      for (let count = 0; count < maxOccurrences;) {
+        // A series that began long ago walks up to the window cheaply, within the feed's budget.
+        if ((steps += 1) > maxSteps) throw new Error('the recurrences take too many steps');
         const next = expansion.next();
         if (!next) break;
         const start = reader(next);
         if (start >= window.to) break;
+        if (start < window.from - maxBookingMs) continue;
+        count += 1;
         const details = event.getOccurrenceDetails(next);
         const item = details.item.component;
         const block = blockOf(item, reader(details.startDate), reader(details.endDate), window);
