@@ -118,10 +118,14 @@ export class CalendarSync {
     let skipped = feed.skipped;
     // A malformed event (or an occurrence of a malformed series) keeps its block as it was:
     // a broken event never frees units, as a broken feed never does.
+    // So does a block that ended before the window the feed is read in: it is history, not a
+    // vanished event (channels drop past stays from their feeds).
+    const windowFrom = exportWindow(unit.now).from;
     const kept = blocks.filter((block) => {
       const uid = String(block.external_uid);
       const series = uid.includes('#') ? uid.slice(0, uid.lastIndexOf('#')) : uid;
-      return !feed.events.has(uid) && (feed.malformed.has(uid) || feed.malformed.has(series));
+      const past = Date.parse(String(unit.dialect.fromDb('timestamp', block.end_time))) <= windowFrom;
+      return !feed.events.has(uid) && (past || feed.malformed.has(uid) || feed.malformed.has(series));
     });
     // Vanished events free their units first, so moves and new events may use them.
     for (const block of blocks) if (!feed.events.has(String(block.external_uid)) && !kept.includes(block)) await this.changeBlock(unit, block, { status: 'cancelled' });

@@ -189,4 +189,22 @@ describe.each(dialects)('calendars on %s', (dialect) => {
     expect(metrics).toMatch(/calendar_syncs_total\{outcome="failed"\} [1-9]/);
     expect(metrics).toMatch(/calendar_conflicts_total \d/);
   });
+
+  it('keeps a block whose event the channel dropped once it is past: history is not a vanished event', async () => {
+    const p = await product(1);
+    const soon = new Date(clock.now() + 2 * 86_400_000);
+    const date = (d: Date) => d.toISOString().slice(0, 10).replace(/-/g, '');
+    const after = new Date(soon.getTime() + 86_400_000);
+    feeds.set('/past.ics', { body: feed(allDay('past@x', date(soon), date(after))) });
+    const created = (await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/past.ics` })).json();
+    expect(created).toMatchObject({ events: 1 });
+    // Forty days on, the channel's feed no longer lists the stay.
+    offset += 40 * 86_400_000;
+    feeds.set('/past.ics', { body: feed() });
+    // The schedule's sync (the test's token has expired by now).
+    expect(await h.app.calendars.sync.sync(String(created._id))).toBe(true);
+    const synced = await h.database.db.selectFrom('calendar_imports').select(['status']).where('_id', '=', String(created._id)).executeTakeFirstOrThrow();
+    expect(synced.status).toBe('ok');
+    expect((await blocks(p)).map((b) => b.status)).toEqual(['active']);
+  });
 });
