@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { syncDueImports } from '../../../src/calendars/calendar-sync-job.js';
 import type { Clock } from '../../../src/core/clock.js';
 import { dialects } from '../../support/databases.js';
 import { startFeedServer } from '../../support/feed-server.js';
@@ -21,6 +22,7 @@ const allDay = (uid: string, from: string, to: string, extra: string[] = []) =>
 describe.each(dialects)('calendars on %s', (dialect) => {
   let h: Harness;
   let token: string;
+  let client: Awaited<ReturnType<Harness['client']>>;
   let feeds: FeedServer;
   let offset = 0;
   const clock: Clock = { now: () => Date.now() + offset };
@@ -28,7 +30,11 @@ describe.each(dialects)('calendars on %s', (dialect) => {
   beforeAll(async () => {
     feeds = await startFeedServer();
     h = await createHarness(dialect, { clock, env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32', CALENDAR_SYNC_SECONDS: '900', ACCESS_TOKEN_TTL_SECONDS: '86400' } });
-    token = await h.bearer(await h.tenant('Channels'), [...crud('products'), ...crud('bookings')]);
+    client = await h.client(await h.tenant('Channels'), [...crud('products'), ...crud('bookings')]);
+  });
+  // Tests move the clock on by days: each takes a token dated by it.
+  beforeEach(async () => {
+    token = await h.token(client, undefined, clock.now());
   });
   afterAll(async () => {
     await h.close();
@@ -206,5 +212,42 @@ describe.each(dialects)('calendars on %s', (dialect) => {
     const synced = await h.database.db.selectFrom('calendar_imports').select(['status']).where('_id', '=', String(created._id)).executeTakeFirstOrThrow();
     expect(synced.status).toBe('ok');
     expect((await blocks(p)).map((b) => b.status)).toEqual(['active']);
+  });
+
+  it("exports an order's hold while it lasts, then as a cancellation with a higher SEQUENCE", async () => {
+    const seller = await h.token(await h.client(await h.tenant('Seller'), [...crud('products'), 'orders:create']), undefined, clock.now());
+    const p = String(
+      (await h.request({ method: 'POST', url: '/v1/products', token: seller, body: { name: 'Sold', address: 'A 1', city: 'Faro', zip_code: '8000', total_items: 1, price: 90 } })).json()._id,
+    );
+    const start = new Date(clock.now() + 10 * 86_400_000).toISOString();
+    const end = new Date(clock.now() + 12 * 86_400_000).toISOString();
+    const order = (await h.request({ method: 'POST', url: '/v1/orders', token: seller, body: { product_id: p, start_time: start, end_time: end, hold_seconds: 60 } })).json();
+    const { url } = (await h.request({ method: 'POST', url: `/v1/products/${p}/calendar-feed`, token: seller })).json() as { url: string };
+    const eventOf = (text: string) => {
+      const from = text.indexOf(`UID:${String(order.booking_id)}@api.test`);
+      return from < 0 ? '' : text.slice(from, text.indexOf('END:VEVENT', from));
+    };
+    const held = eventOf((await h.request({ method: 'GET', url: new URL(url).pathname })).body);
+    expect(held).toContain('SUMMARY:Booked');
+    expect(held).not.toContain('STATUS:CANCELLED');
+    offset += 61_000;
+    const lapsed = eventOf((await h.request({ method: 'GET', url: new URL(url).pathname })).body);
+    expect(lapsed).toContain('STATUS:CANCELLED');
+    const sequence = (event: string) => Number(/SEQUENCE:(\d+)/.exec(event)?.[1]);
+    expect(sequence(lapsed)).toBeGreaterThan(sequence(held));
+  });
+
+  it('syncs on schedule the imports whose last sync is an interval old, and only those', async () => {
+    const p = await product(1);
+    feeds.set('/scheduled.ics', { body: feed(allDay('s1@x', '20271001', '20271002')) });
+    const created = (await request('POST', `/v1/products/${p}/calendar-imports`, { url: `${feeds.origin}/scheduled.ics` })).json();
+    const hits = feeds.hits('/scheduled.ics');
+    await syncDueImports(h.database, clock, h.app.calendars.sync, 900);
+    expect(feeds.hits('/scheduled.ics')).toBe(hits);
+    offset += 901_000;
+    await syncDueImports(h.database, clock, h.app.calendars.sync, 900);
+    expect(feeds.hits('/scheduled.ics')).toBe(hits + 1);
+    const row = await h.database.db.selectFrom('calendar_imports').select('last_synced_at').where('_id', '=', String(created._id)).executeTakeFirstOrThrow();
+    expect(Date.parse(String(h.database.dialect.fromDb('timestamp', row.last_synced_at)))).toBeGreaterThan(Date.parse(String(created.last_synced_at)));
   });
 });
