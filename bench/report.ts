@@ -87,7 +87,7 @@ function judge(value: number | null, target: Pick<Ratio, 'target' | 'kind' | 'ju
 
 /**
  * The targets: the issue's quotients of two measured rates, and the booking core's own
- * figures (CONTRACT.md part 3): bookings/s of one contended product (judged on SQLite) and
+ * figures (docs/bookings.md "Speed"): bookings/s of one contended product (judged on SQLite) and
  * the p99 of the two availability reads (both databases).
  */
 export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitReport | null, database: BenchOptions['database'] = 'sqlite'): Ratio[] {
@@ -109,7 +109,7 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
   return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
 }
 
-/** The booking core's targets (CONTRACT.md part 3), each on one scenario's req/s or p99. */
+/** The booking core's targets (docs/bookings.md "Speed"), each on one scenario's req/s or p99. */
 export const bookingTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 'judgedOn'> & { readonly scenario: string })[] = [
   { name: 'book-contended bookings/s', scenario: 'book-contended', target: 500, kind: 'at-least', judgedOn: 'sqlite' },
   { name: 'availability-product p99 ms', scenario: 'availability-product', target: 10, kind: 'below' },
