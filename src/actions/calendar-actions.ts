@@ -2,11 +2,11 @@ import { listHeaders } from '../derive/openapi/headers.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
-import type { OpenApiObject, Operation, Schema } from '../derive/openapi/types.js';
+import type { OpenApiObject, Schema } from '../derive/openapi/types.js';
 import { calendarImports } from '../registry/sub-collections/calendar-imports.js';
 import { queryParsedByHandler } from './action.js';
-import type { ActionDef, ActionSchemas, HttpMethod } from './action.js';
-import { headerRefs, json, subCollectionParts } from './sub-collection.js';
+import type { ActionDef } from './action.js';
+import { headerRefs, json, productSubAction, subCollectionParts } from './sub-collection.js';
 
 /*
  * Calendars (docs/calendars.md): a product's secret export feed, its public `.ics` route,
@@ -30,27 +30,12 @@ const feedAddress: Schema = {
   },
 };
 
-function declare(name: string, method: HttpMethod, path: string, openapi: Omit<Operation, 'tags'>, inputs: ActionSchemas = {}): ActionDef {
-  return {
-    resource: 'products',
-    name,
-    method,
-    path,
-    capability: method === 'GET' && name !== 'calendar-feed-read' ? 'products:read' : 'products:update',
-    rateLimitGroup: method === 'GET' ? 'reads' : 'writes',
-    authentication: 'client',
-    stepUp: false,
-    openapi: { ...openapi, tags: ['products'] },
-    schemas: inputs,
-  };
-}
-
 const collection = '/v1/products/:id/calendar-imports';
 const item = `${collection}/:import_id`;
 
 /** The calendar operations (docs/calendars.md); handlers in `src/handlers/calendar-handlers.ts`. */
 export const calendarActions: readonly ActionDef[] = [
-  declare(
+  productSubAction(
     'calendar-feed',
     'POST',
     '/v1/products/:id/calendar-feed',
@@ -64,7 +49,7 @@ export const calendarActions: readonly ActionDef[] = [
     },
     { response: { 201: feedAddress } },
   ),
-  declare(
+  productSubAction(
     'calendar-feed-read',
     'GET',
     '/v1/products/:id/calendar-feed',
@@ -76,6 +61,7 @@ export const calendarActions: readonly ActionDef[] = [
       responses: { 200: { description: 'The feed URL.', content: json(feedAddress) }, ...problems('400', '404') },
     },
     { response: { 200: feedAddress } },
+    'products:update',
   ),
   {
     resource: 'products',
@@ -102,7 +88,7 @@ export const calendarActions: readonly ActionDef[] = [
     // Channels may add a cache-buster (`?t=…`): the feed ignores every query parameter.
     schemas: { query: queryParsedByHandler },
   },
-  declare(
+  productSubAction(
     'calendar-imports-list',
     'GET',
     collection,
@@ -115,7 +101,7 @@ export const calendarActions: readonly ActionDef[] = [
     },
     { query: queryParsedByHandler },
   ),
-  declare(
+  productSubAction(
     'calendar-imports-create',
     'POST',
     collection,
@@ -129,21 +115,21 @@ export const calendarActions: readonly ActionDef[] = [
     },
     { body: createBody, unknownMembers: bodyMembers },
   ),
-  declare('calendar-imports-read', 'GET', item, {
+  productSubAction('calendar-imports-read', 'GET', item, {
     operationId: 'read_calendar_import',
     summary: 'A calendar import with its health',
     description: notFoundNote,
     parameters: [id, importId],
     responses: { 200: { description: 'The import.', headers: headerRefs('ETag'), content: json(record) }, ...problems('400', '404') },
   }),
-  declare('calendar-imports-delete', 'DELETE', item, {
+  productSubAction('calendar-imports-delete', 'DELETE', item, {
     operationId: 'delete_calendar_import',
     summary: 'Stop importing a feed; its blocks are cancelled',
     description: `Cancels every block of the import in the same transaction (their units are free at once). Needs the current ETag in \`If-Match\`. ${notFoundNote}`,
     parameters: [id, importId, ifMatch],
     responses: { 204: { description: 'Deleted.' }, ...problems('400', '404', '409', '412', '428') },
   }),
-  declare('calendar-imports-sync', 'POST', `${item}/sync`, {
+  productSubAction('calendar-imports-sync', 'POST', `${item}/sync`, {
     operationId: 'sync_calendar_import',
     summary: 'Fetch and apply a calendar import now',
     description: `Answers the import after the sync, failed or not. ${notFoundNote}`,

@@ -2,11 +2,11 @@ import { listHeaders } from '../derive/openapi/headers.js';
 import { listParameters } from '../derive/openapi/list-parameters.js';
 import { problems } from '../derive/openapi/problems.js';
 import { ref } from '../derive/openapi/types.js';
-import type { OpenApiObject, Operation } from '../derive/openapi/types.js';
+import type { OpenApiObject } from '../derive/openapi/types.js';
 import { productRates } from '../registry/sub-collections/product-rates.js';
 import { queryParsedByHandler } from './action.js';
-import type { ActionDef, ActionSchemas, HttpMethod } from './action.js';
-import { headerRefs, json, subCollectionParts } from './sub-collection.js';
+import type { ActionDef } from './action.js';
+import { headerRefs, json, productSubAction, subCollectionParts } from './sub-collection.js';
 
 /*
  * The rates of a product (docs/selling.md "Rates"): a sub-collection at
@@ -25,28 +25,13 @@ const headers = headerRefs;
 const rules =
   "A rate covers the product's local dates `[from, to)` (`to` exclusive, at most 2 years after `from`); two live rates of one product may not share a date (409 `rate_overlap` naming the other rate in `rate_id`), touching ranges do not. `price` is in the product's `currency`, with no more decimals than it has; `min_stay` may not exceed `max_stay`.";
 
-function declare(name: string, method: HttpMethod, path: string, openapi: Omit<Operation, 'tags'>, inputs: ActionSchemas = {}): ActionDef {
-  return {
-    resource: 'products',
-    name,
-    method,
-    path,
-    capability: method === 'GET' ? 'products:read' : 'products:update',
-    rateLimitGroup: method === 'GET' ? 'reads' : 'writes',
-    authentication: 'client',
-    stepUp: false,
-    openapi: { ...openapi, tags: ['products'] },
-    schemas: inputs,
-  };
-}
-
 const collection = '/v1/products/:id/rates';
 const item = `${collection}/:rate_id`;
 const notFoundNote = "404 for a product outside the caller's reach (another tenant's, deleted), as reading it would be, and for a rate of another product.";
 
 /** The five operations of a product's rates (docs/selling.md "Rates"); handlers in `src/handlers/product-rate-handlers.ts`. */
 export const productRateActions: readonly ActionDef[] = [
-  declare(
+  productSubAction(
     'rates-list',
     'GET',
     collection,
@@ -60,7 +45,7 @@ export const productRateActions: readonly ActionDef[] = [
     // The list language, parsed (and unknown names refused) by the handler.
     { query: queryParsedByHandler },
   ),
-  declare(
+  productSubAction(
     'rates-create',
     'POST',
     collection,
@@ -74,14 +59,14 @@ export const productRateActions: readonly ActionDef[] = [
     },
     { body: createBody, unknownMembers: bodyMembers },
   ),
-  declare('rates-read', 'GET', item, {
+  productSubAction('rates-read', 'GET', item, {
     operationId: 'read_product_rate',
     summary: 'Read a rate of a product',
     description: notFoundNote,
     parameters: [id, rateId],
     responses: { 200: { description: 'The rate.', headers: headers('ETag'), content: json(record) }, ...problems('400', '404') },
   }),
-  declare(
+  productSubAction(
     'rates-update',
     'PATCH',
     item,
@@ -95,7 +80,7 @@ export const productRateActions: readonly ActionDef[] = [
     },
     { body: updateBody, unknownMembers: bodyMembers },
   ),
-  declare('rates-delete', 'DELETE', item, {
+  productSubAction('rates-delete', 'DELETE', item, {
     operationId: 'delete_product_rate',
     summary: 'Remove a rate of a product',
     description: `Soft delete, under the product's lock; the audit trail keeps a full snapshot. Needs the current ETag in \`If-Match\`; refused (409) while a legal hold covers the rate. ${notFoundNote}`,

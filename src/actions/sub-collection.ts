@@ -2,7 +2,9 @@ import { resourceSchemas, schemaName } from '../derive/openapi/resource-schemas.
 import { ref } from '../derive/openapi/types.js';
 import type { OpenApiObject, Schema } from '../derive/openapi/types.js';
 import { reservedColumns } from '../registry/define-resource.js';
+import type { Operation } from '../derive/openapi/types.js';
 import type { ResourceDef } from '../registry/types.js';
+import type { ActionDef, ActionSchemas, HttpMethod } from './action.js';
 import type { UnknownMembers } from './input-errors.js';
 
 /** The schemas of a sub-collection of products (rates, calendar imports), printed inline: the document's components hold the resources' only. */
@@ -47,3 +49,23 @@ export const json = (schema: Schema): OpenApiObject => ({ 'application/json': { 
 
 /** Response headers by their shared component names (`ETag`, `Location`). */
 export const headerRefs = (...names: string[]): OpenApiObject => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
+
+/**
+ * An operation of a product's sub-collection (rates, calendar imports, the calendar feed),
+ * with the product's capabilities: `products:read` to read, `products:update` to write, or
+ * `capability` when a read reveals a credential (the feed URL).
+ */
+export function productSubAction(name: string, method: HttpMethod, path: string, openapi: Omit<Operation, 'tags'>, inputs: ActionSchemas = {}, capability?: string): ActionDef {
+  return {
+    resource: 'products',
+    name,
+    method,
+    path,
+    capability: capability ?? (method === 'GET' ? 'products:read' : 'products:update'),
+    rateLimitGroup: method === 'GET' ? 'reads' : 'writes',
+    authentication: 'client',
+    stepUp: false,
+    openapi: { ...openapi, tags: ['products'] },
+    schemas: inputs,
+  };
+}

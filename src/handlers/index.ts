@@ -6,7 +6,7 @@ import { availabilityHandlers } from './availability-handlers.js';
 import { gdprHandlers } from './gdpr-handlers.js';
 import type { Handler, Handlers } from './handler.js';
 import { oauthHandlers } from './oauth-handlers.js';
-import { createOrder, orderHandlers } from './order-handlers.js';
+import { orderHandlers } from './order-handlers.js';
 import { calendarHandlers } from './calendar-handlers.js';
 import { productRateHandlers } from './product-rate-handlers.js';
 import { resourceHandlers } from './resource-handlers.js';
@@ -36,7 +36,7 @@ export function handlerTable(declared: readonly Pick<ActionDef, 'resource' | 'na
 
 /** Every handler, checked against the declared actions at import. */
 export const handlers = handlerTable(actions, [
-  ...resources.map(crudHandlers),
+  ...resources.map(resourceHandlers),
   orderHandlers,
   calendarHandlers,
   apiClientHandlers,
@@ -47,12 +47,6 @@ export const handlers = handlerTable(actions, [
   signInHandlers,
   oauthHandlers,
 ]);
-
-/** A resource's collection handlers; an order's create also answers the deprecation of an unpriced order (docs/selling.md). */
-function crudHandlers(resource: (typeof resources)[number]): Handlers {
-  const generic = resourceHandlers(resource);
-  return resource.name === 'orders' ? { ...generic, 'orders.create': createOrder } : generic;
-}
 
 /** The handler of a declared action. */
 export function handlerOf(action: Pick<ActionDef, 'resource' | 'name'>): Handler {

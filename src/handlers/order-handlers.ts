@@ -1,7 +1,5 @@
-import type { ActionInput } from '../actions/action.js';
 import { bookingPeriod } from '../booking/booking-hooks.js';
 import { normaliseTimestamp } from '../core/timestamps.js';
-import { deprecationHeaders } from '../http/deprecation.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
 import { pathId } from '../http/path-id.js';
 import { getResource } from '../registry/index.js';
@@ -12,13 +10,6 @@ import type { Handlers } from './handler.js';
 
 const orders = getResource('orders');
 const products = getResource('products');
-
-/**
- * An order of a product without a price is v1's order, deprecated (docs/versioning.md): its
- * create answers with RFC 9745 `Deprecation` (the day selling shipped) and an RFC 8594
- * `Sunset` twelve months later.
- */
-export const unpricedOrderDeprecation = deprecationHeaders({ since: '2026-12-06T00:00:00Z', sunset: '2027-12-06T00:00:00Z' });
 
 /** The body of `POST /v1/quotes`, as its schema let it through. */
 interface QuoteBody {
@@ -58,14 +49,3 @@ export const orderHandlers: Handlers = {
     return { status: 200, headers: { etag }, body: record };
   },
 };
-
-/** `orders.create`: the generic create (the order hooks do the selling), with the deprecation headers of an unpriced order. */
-export async function createOrder(input: ActionInput, { resources, origin }: Parameters<Handlers[string]>[1]) {
-  const { record, etag } = await resources.create(input.context, orders, input.body);
-  const headers: Record<string, string> = { etag, location: `${origin}/v1/orders/${String(record._id)}` };
-  if (typeof record.booking_id !== 'string') {
-    headers.deprecation = unpricedOrderDeprecation.deprecation;
-    headers.sunset = unpricedOrderDeprecation.sunset;
-  }
-  return { status: 201, headers, body: record };
-}

@@ -33,8 +33,8 @@ export function resourceHandlers(resource: ResourceDef): Handlers {
       return pageAnswer({ items, total, page: query.page, per_page: query.perPage }, origin, input.url);
     },
     create: async (input, { resources, origin }) => {
-      const { record, etag } = await resources.create(input.context, resource, input.body);
-      return { status: 201, headers: { etag, location: `${origin}${collection}/${String(record._id)}` }, body: record };
+      const { record, etag, headers } = await resources.create(input.context, resource, input.body);
+      return { status: 201, headers: { ...headers, etag, location: `${origin}${collection}/${String(record._id)}` }, body: record };
     },
     read: async (input, { resources }) => {
       const { record, etag } = await resources.read(input.context, resource, idOf(input, resource));

@@ -7,6 +7,7 @@ import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
 import type { CreateDraft, ResourceHooks } from '../services/resource-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
+import { deprecationHeaders } from '../http/deprecation.js';
 import { amountProblem } from '../lib/money.js';
 import { loadQuote } from './quotes.js';
 import type { Quote } from './quotes.js';
@@ -15,6 +16,15 @@ import type { Stay } from './sale.js';
 import { cancelBooking, lockedBookingOf } from './order-booking.js';
 
 const bookings = getResource('bookings');
+
+/**
+ * An order of a product without a price is v1's order, deprecated (docs/versioning.md): its
+ * create answers with RFC 9745 `Deprecation` (the day selling shipped) and an RFC 8594
+ * `Sunset` twelve months later.
+ */
+const unpricedOrderDeprecation: Readonly<Record<string, string>> = (({ deprecation, sunset }) => ({ deprecation, sunset }))(
+  deprecationHeaders({ since: '2026-12-06T00:00:00Z', sunset: '2027-12-06T00:00:00Z' }),
+);
 
 /** Fields the service sets on an order of a product with a price (docs/selling.md "Orders"). */
 const pricedOwned = ['total_amount', 'currency', 'status'] as const;
@@ -43,7 +53,7 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
       if ('_id' in values) return;
       const { unit } = hook;
       if (typeof values.product_id === 'string') await lockedProduct(unit, values.product_id);
-      else if (typeof values.quote_id === 'string') await lockedProduct(unit, (await loadQuote(unit.trx, values.quote_id, unit.principal.scope.nodeId, unit.now)).product_id);
+      else if (typeof values.quote_id === 'string') await lockedProduct(unit, (await quoteIn(unit, values.quote_id, unit.principal.scope.nodeId)).product_id);
     },
     async beforeCreate(hook, draft) {
       const { unit } = hook;
@@ -110,6 +120,9 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
       const booking = await lockedBookingOf(unit, previous);
       if (booking) await cancelBooking(unit, booking);
     },
+    createHeaders(record) {
+      return isPricedOrder(record) ? undefined : unpricedOrderDeprecation;
+    },
     updateEvent(merged, changes, previous) {
       return typeof previous.booking_id === 'string' && changes.status === 'cancelled' && previous.status !== 'cancelled' ? 'orders.cancelled' : undefined;
     },
@@ -125,7 +138,19 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
 async function quoteOf(unit: UnitOfWork, values: Readonly<Record<string, unknown>>, owner: string | null): Promise<Quote> {
   const sent = stayFields.filter((field) => values[field] !== undefined);
   if (sent.length > 0) throw validationError(sent.map((field) => ({ field, message: 'comes from the quote: send quote_id without the stay, or the stay without quote_id' })));
-  return loadQuote(unit.trx, String(values.quote_id), owner, unit.now);
+  return quoteIn(unit, String(values.quote_id), owner);
+}
+
+/** Quotes each unit of work has read: the lock hook reads the order's quote, the create reuses it. */
+const quotesRead = new WeakMap<UnitOfWork, Quote>();
+
+/** The quote `quoteId` of `owner`, read once per unit of work. */
+async function quoteIn(unit: UnitOfWork, quoteId: string, owner: string | null): Promise<Quote> {
+  const known = quotesRead.get(unit);
+  if (known?.quote_id === quoteId) return known;
+  const quote = await loadQuote(unit.trx, quoteId, owner, unit.now);
+  quotesRead.set(unit, quote);
+  return quote;
 }
 
 /** The stay a body asks for: both times (400 without), at most 366 days, `quantity` default 1. */

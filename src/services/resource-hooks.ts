@@ -38,6 +38,8 @@ export interface ResourceHooks {
   afterCreate?(hook: HookContext, record: ApiRecord, input: Readonly<Record<string, unknown>>): Promise<void | Readonly<Record<string, unknown>>>;
   /** Extra checks on a merged update (cross-field rules, state transitions from `previous`). */
   beforeUpdate?(hook: HookContext, merged: ApiRecord, changes: Readonly<Record<string, unknown>>, previous: ApiRecord): Promise<void>;
+  /** Response headers a create's answer carries beside `ETag` and `Location` (an unpriced order's `Deprecation`), from the created record. */
+  createHeaders?(record: ApiRecord): Readonly<Record<string, string>> | undefined;
   /** The outbox event of an update when it is not `<resource>.updated` (an order's cancel is `orders.cancelled`). */
   updateEvent?(merged: ApiRecord, changes: Readonly<Record<string, unknown>>, previous: ApiRecord): string | undefined;
   /** Checks before a soft delete, with the record as stored (who may delete it). */

@@ -28,6 +28,8 @@ import { keepFields } from '../query/keep-fields.js';
 export interface Versioned {
   readonly record: ApiRecord;
   readonly etag: string;
+  /** Headers the resource's hooks add to the answer (`createHeaders`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -109,7 +111,9 @@ export class ResourceService {
       const { row, etag } = await unit.insert(resource, draft);
       const shownOnce = hooks.afterCreate ? await hooks.afterCreate(hook, rowToRecord(resource, this.database.dialect, row), input) : undefined;
       await this.written(unit, resource, draft.id);
-      return { record: { ...(await this.present(resource, context.principal, row, unit)), ...shownOnce }, etag };
+      const record = { ...(await this.present(resource, context.principal, row, unit)), ...shownOnce };
+      const headers = hooks.createHeaders?.(record);
+      return headers ? { record, etag, headers } : { record, etag };
     });
     return created;
   }
