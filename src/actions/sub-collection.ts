@@ -26,21 +26,29 @@ export function subCollectionParts(def: ResourceDef, noun: string): SubCollectio
     record: schemas[schemaName(def, 'Record')] as Schema,
     createBody: schemas[schemaName(def, 'Create')] as Schema,
     updateBody: schemas[schemaName(def, 'Update')] as Schema,
-    list: {
-      type: 'object',
-      description: `One page of ${def.description.toLowerCase()}`,
-      properties: {
-        items: { type: 'array', items: schemas[schemaName(def, 'ListItem')] as Schema },
-        total: { type: 'integer', minimum: 0, description: 'Number of matching records.' },
-        page: { type: 'integer', minimum: 1, description: 'This page, starting at 1.' },
-        per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size.' },
-      },
-      required: ['items', 'total', 'page', 'per_page'],
-    },
+    list: subCollectionList(def),
     bodyMembers: {
       unknown: `is not a field of ${noun}`,
       refused: Object.fromEntries([...reservedColumns, ...def.fieldNames.filter((name) => def.fields[name]?.serverOwned)].map((name) => [name, serverOwned])),
     },
+  };
+}
+
+/**
+ * One page of a sub-collection, printed inline: its items are the registry's list item of
+ * `def`, so a field declared there is documented here too.
+ */
+export function subCollectionList(def: ResourceDef): Schema {
+  return {
+    type: 'object',
+    description: `One page of ${def.description.toLowerCase()}`,
+    properties: {
+      items: { type: 'array', items: resourceSchemas(def)[schemaName(def, 'ListItem')] as Schema },
+      total: { type: 'integer', minimum: 0, description: 'Number of matching records.' },
+      page: { type: 'integer', minimum: 1, description: 'This page, starting at 1.' },
+      per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Page size.' },
+    },
+    required: ['items', 'total', 'page', 'per_page'],
   };
 }
 

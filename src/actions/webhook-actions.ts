@@ -7,9 +7,11 @@ import { ref } from '../derive/openapi/types.js';
 import { webhookDeliveries } from '../registry/sub-collections/webhook-deliveries.js';
 import { webhookDeliveryAttempts } from '../registry/sub-collections/webhook-delivery-attempts.js';
 import type { Operation, Schema } from '../derive/openapi/types.js';
+import type { ResourceDef } from '../registry/types.js';
 import { queryParsedByHandler } from './action.js';
 import type { ActionDef } from './action.js';
 import { incomingEventSchemas } from './incoming-event-schemas.js';
+import { json, subCollectionList } from './sub-collection.js';
 
 function declare(name: string, method: 'GET' | 'POST', path: string, capability: string, openapi: Omit<Operation, 'tags'>): ActionDef {
   return {
@@ -36,34 +38,10 @@ const receivedQueryDescriptions = {
   per_page: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`,
 };
 
-const attempt = {
-  type: 'object',
-  properties: {
-    _id: { type: 'string' },
-    delivery_id: { type: 'string' },
-    webhook_id: { type: 'string' },
-    attempt: { type: 'integer', description: '1 for the first attempt.' },
-    status_code: { type: ['integer', 'null'] },
-    error: { type: ['string', 'null'] },
-    started_at: { type: 'string', format: 'date-time' },
-    finished_at: { type: 'string', format: 'date-time' },
-    duration_ms: { type: 'integer' },
-  },
-};
-const delivery = {
-  type: 'object',
-  properties: {
-    _id: { type: 'string', description: 'Also the `webhook-id` header of every attempt.' },
-    event_id: { type: 'string' },
-    type: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-    attempts: { type: 'integer' },
-    last_status_code: { type: ['integer', 'null'] },
-    last_error: { type: ['string', 'null'] },
-    next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
-    created_at: { type: 'string', format: 'date-time' },
-  },
-};
+/** The answer of a list of a registry sub-collection (deliveries, attempts): one page, its paging headers, the refusals. */
+function listResponses(collection: ResourceDef): Operation['responses'] {
+  return { 200: { description: 'One page.', headers: listHeaders(), content: json(subCollectionList(collection)) }, ...problems('400', '404') };
+}
 
 /** Webhook operations beyond CRUD (docs/webhooks.md "Outgoing" and "Incoming"). */
 export const webhookActions: readonly ActionDef[] = [
@@ -174,18 +152,7 @@ export const webhookActions: readonly ActionDef[] = [
       summary: 'Deliveries of a webhook, newest first',
       description: 'The full list query language (`where`, field filters, `sort`, `fields`, paging) over the delivery fields.',
       parameters: [id, ...listParameters(webhookDeliveries)],
-      responses: {
-        200: {
-          description: 'One page.',
-          headers: listHeaders(),
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { items: { type: 'array', items: delivery }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
-            },
-          },
-        },
-        ...problems('400', '404'),
-      },
+      responses: listResponses(webhookDeliveries),
     }),
     stepUp: false,
     // The list language, parsed (and unknown names refused) by the webhook service.
@@ -198,18 +165,7 @@ export const webhookActions: readonly ActionDef[] = [
       description:
         "One item per attempt (retries included), kept as long as the delivery: when it started and finished, the receiver's status and what went wrong. The full list query language applies; the default sort is `attempt`.",
       parameters: [id, deliveryIdParameter, ...listParameters(webhookDeliveryAttempts)],
-      responses: {
-        200: {
-          description: 'One page.',
-          headers: listHeaders(),
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { items: { type: 'array', items: attempt }, total: { type: 'integer' }, page: { type: 'integer' }, per_page: { type: 'integer' } } },
-            },
-          },
-        },
-        ...problems('400', '404'),
-      },
+      responses: listResponses(webhookDeliveryAttempts),
     }),
     stepUp: false,
     // The list language, as for the deliveries.

@@ -1,13 +1,12 @@
 import { apiPrefix, tokenPath } from '../core/api-paths.js';
 import { settings } from './settings.js';
 import type { Settings } from './settings.js';
+import type { ReadSetting } from './setting-kinds.js';
 
 type Values = { readonly [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
 
 /** The validated, frozen configuration passed explicitly to everything that needs it. */
-export interface Config extends Omit<Values, 'publicUrl'> {
-  /** Origin without trailing slash. */
-  readonly publicUrl: string;
+export interface Config extends Values {
   /** `{publicUrl}/v1`: issuer, audience and API base. */
   readonly apiBase: string;
   /** `{publicUrl}/v1/auth/token`: required `aud` of client assertions. */
@@ -28,16 +27,18 @@ function readFor(name: string, path: string, readFile: (path: string) => string)
 
 /**
  * Reads `*_FILE` indirection for our own settings: `NAME_FILE=/path` supplies NAME from a
- * file (secrets such as `DATABASE_URL` or `REDIS_URL` with passwords).
+ * file (secrets such as `DATABASE_URL` or `REDIS_URL` with passwords). Returns the values
+ * read, by variable.
  */
-function withFileSecrets(env: NodeJS.ProcessEnv, readFile: (path: string) => string): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env };
+function fileSecrets(env: NodeJS.ProcessEnv, readFile: (path: string) => string): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
   for (const { env: target } of Object.values(settings)) {
+    if (target.endsWith('_FILE')) continue;
     const key = `${target}_FILE`;
-    const value = env[key];
-    if (value === undefined || target.endsWith('_FILE')) continue;
+    const path = env[key];
+    if (path === undefined) continue;
     if (env[target] !== undefined) throw new Error(`set ${target} or ${key}, not both`);
-    out[target] = readFor(key, value, readFile).trim();
+    out.set(target, readFor(key, path, readFile).trim());
   }
   return out;
 }
@@ -46,37 +47,24 @@ function withFileSecrets(env: NodeJS.ProcessEnv, readFile: (path: string) => str
  * Validates the environment once; a bad value fails the boot with a message naming the
  * variable. `readFile` gives access to files: `NAME_FILE` secrets, and the check that every
  * path setting (`TLS_CERT_FILE`…) names a readable file. Without it (tests, scripts) secrets
- * from files are refused and paths are taken as given.
+ * from files are refused and paths are taken as given. Each declared variable is read from
+ * `env` by its declaration, and nothing else is.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, readFile?: (path: string) => string): Config {
-  const source = withFileSecrets(
+  const fromFiles = fileSecrets(
     env,
     readFile ??
       (() => {
         throw new Error('file secrets are not available here');
       }),
   );
+  const read: ReadSetting = (setting) => (fromFiles.has(setting.env) ? fromFiles.get(setting.env) : env[setting.env]);
   const values = {} as Record<string, unknown>;
   for (const [key, entry] of Object.entries(settings)) {
-    const value = entry.parse(source[entry.env], source);
+    const value = entry.parse(read(entry), read);
     if (entry.readsFile && typeof value === 'string' && readFile) readFor(entry.env, value, readFile);
     values[key] = value;
   }
-  const port = values.port as number;
-  const publicUrl = ((values.publicUrl as string | undefined) ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  let parsed: URL;
-  try {
-    parsed = new URL(publicUrl);
-  } catch {
-    throw new Error(`PUBLIC_URL "${publicUrl}" is not an absolute URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('PUBLIC_URL must be http(s)');
-  if (parsed.search || parsed.hash) throw new Error('PUBLIC_URL must not carry a query or fragment');
-  const apiBase = `${publicUrl}${apiPrefix}`;
-  return Object.freeze({
-    ...(values as unknown as Values),
-    publicUrl,
-    apiBase,
-    tokenEndpoint: `${publicUrl}${tokenPath}`,
-  });
+  const config = values as unknown as Values;
+  return Object.freeze({ ...config, apiBase: `${config.publicUrl}${apiPrefix}`, tokenEndpoint: `${config.publicUrl}${tokenPath}` });
 }

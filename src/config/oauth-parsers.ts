@@ -1,8 +1,9 @@
 /**
- * Parsers for the OAuth2 login settings (`OAUTH_PROVIDERS`, `OAUTH_ALLOW_HTTP_ISSUERS`,
- * `OAUTH_REDIRECT_URIS`). Each fails the boot with a message naming the variable, like the
- * parsers in `settings.ts`.
+ * Parsers for the OAuth2 login settings (the providers and the redirect URIs). Each fails
+ * the boot with a message naming the variable its declaration gives it.
  */
+import { commaList } from './setting-kinds.js';
+import type { Parser, Setting } from './setting-kinds.js';
 
 /** An external OpenID provider users may sign in with (`docs/oauth-login.md`). */
 export interface OAuthProviderConfig {
@@ -25,20 +26,8 @@ export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-/**
- * `OAUTH_ALLOW_HTTP_ISSUERS`: a development switch that lets a provider be reached over plain
- * http (a Keycloak in a local container, the tests' in-process oidc-provider). Off, every
- * issuer must be https: discovery, keys and tokens travelling in clear could be replaced.
- */
-export function allowHttpIssuers(name: string) {
-  return (raw: string | undefined): boolean => {
-    if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
-    if (raw === 'true' || raw === '1') return true;
-    throw new Error(`${name} must be true or false, got "${raw.slice(0, 20)}"`);
-  };
-}
-
-function issuerOf(name: string, index: number, value: unknown, allowHttp: boolean): string {
+/** The issuer of provider `index`; plain http only while the development switch `allowHttp` (named by `switchName`) is on. */
+function issuerOf(name: string, index: number, value: unknown, allowHttp: boolean, switchName: string): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${name}[${index}].issuer must be the provider's issuer URL`);
   let url: URL;
   try {
@@ -48,19 +37,19 @@ function issuerOf(name: string, index: number, value: unknown, allowHttp: boolea
   }
   if (url.search || url.hash || url.username || url.password) throw new Error(`${name}[${index}].issuer must not carry a query, fragment or credentials`);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) {
-    throw new Error(`${name}[${index}].issuer must use https (plain http only with OAUTH_ALLOW_HTTP_ISSUERS=true, for development), got "${value.slice(0, 80)}"`);
+    throw new Error(`${name}[${index}].issuer must use https (plain http only with ${switchName}=true, for development), got "${value.slice(0, 80)}"`);
   }
   return value;
 }
 
 /**
- * `OAUTH_PROVIDERS`: a JSON array of `{ id, issuer, client_id, client_secret }`; unset or
- * empty is none. Issuers are https unless `OAUTH_ALLOW_HTTP_ISSUERS` is true.
+ * The providers: a JSON array of `{ id, issuer, client_id, client_secret }`; unset or empty
+ * is none. Issuers are https unless the setting `allowHttp` is true.
  */
-export function oauthProviders(name: string) {
-  return (raw: string | undefined, env: NodeJS.ProcessEnv): readonly OAuthProviderConfig[] => {
+export function oauthProviders(allowHttp: Setting<boolean>): Parser<readonly OAuthProviderConfig[]> {
+  return (raw, { name }, read) => {
     if (raw === undefined || raw.trim() === '') return Object.freeze([]);
-    const allowHttp = allowHttpIssuers('OAUTH_ALLOW_HTTP_ISSUERS')(env.OAUTH_ALLOW_HTTP_ISSUERS);
+    const httpAllowed = allowHttp.parse(read(allowHttp), read);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
@@ -79,24 +68,22 @@ export function oauthProviders(name: string) {
       seen.add(item.id);
       if (typeof item.client_id !== 'string' || item.client_id === '') throw new Error(`${name}[${index}].client_id must be a non-empty string`);
       if (typeof item.client_secret !== 'string' || item.client_secret === '')
-        throw new Error(`${name}[${index}].client_secret must be a non-empty string (use OAUTH_PROVIDERS_FILE to keep it out of the environment)`);
-      return Object.freeze({ id: item.id, issuer: issuerOf(name, index, item.issuer, allowHttp), clientId: item.client_id, clientSecret: item.client_secret });
+        throw new Error(`${name}[${index}].client_secret must be a non-empty string (use ${name}_FILE to keep it out of the environment)`);
+      return Object.freeze({ id: item.id, issuer: issuerOf(name, index, item.issuer, httpAllowed, allowHttp.env), clientId: item.client_id, clientSecret: item.client_secret });
     });
     return Object.freeze(providers);
   };
 }
 
 /**
- * `OAUTH_REDIRECT_URIS`: comma-separated URIs the login may return to, compared later as
- * exact strings. Each must be absolute, https (http on a loopback host; a private-use
- * scheme with a dot for native apps, RFC 8252 §7.1), without fragment or credentials.
+ * The redirect URIs: comma-separated URIs the login may return to, compared later as exact
+ * strings. Each must be absolute, https (http on a loopback host; a private-use scheme with
+ * a dot for native apps, RFC 8252 §7.1), without fragment or credentials. At least one is
+ * required while the setting `providers` names any.
  */
-export function oauthRedirectUris(name: string) {
-  return (raw: string | undefined, env: NodeJS.ProcessEnv): readonly string[] => {
-    const list = (raw ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+export function oauthRedirectUris(providers: Setting<unknown>): Parser<readonly string[]> {
+  return (raw, { name }, read) => {
+    const list = commaList(raw);
     for (const uri of list) {
       let url: URL;
       try {
@@ -111,8 +98,8 @@ export function oauthRedirectUris(name: string) {
         throw new Error(`${name}: "${uri.slice(0, 80)}" must use https (http only on a loopback host, or a private-use scheme such as com.example.app:)`);
       }
     }
-    const providers = env.OAUTH_PROVIDERS ?? '';
-    if (list.length === 0 && providers.trim() !== '' && providers.trim() !== '[]') throw new Error(`${name} must list at least one redirect URI when OAUTH_PROVIDERS is set`);
+    const named = (read(providers) ?? '').trim();
+    if (list.length === 0 && named !== '' && named !== '[]') throw new Error(`${name} must list at least one redirect URI when ${providers.env} is set`);
     return Object.freeze(list);
   };
 }

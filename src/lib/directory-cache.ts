@@ -1,3 +1,5 @@
+import { BoundedMap } from './bounded-cache.js';
+
 /**
  * The security pipeline's directories of clients, users and tenant nodes: values looked up
  * by id and kept for at most `ttlMs`. A miss loads once per TTL (and is cached too, as
@@ -5,18 +7,20 @@
  * and {@link clear} drops everything when the feed may have missed changes. A load that was
  * under way when either happened returns its value but does not cache it (a generation
  * guard), so a record changed during its own lookup is never served stale for a lifetime.
- * The size is bounded (cleared when full).
+ * The size is bounded ({@link BoundedMap}: when full, the entry loaded longest ago goes).
  */
 export class DirectoryCache<V> {
-  private readonly entries = new Map<string, { value: V | undefined; until: number }>();
+  private readonly entries: BoundedMap<string, { value: V | undefined; until: number }>;
   /** Bumped by every forget and clear: a lookup that raced one must not cache what it read. */
   private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   /** The cached value, or the one `load` finds. */
   async get(key: string, load: (key: string) => Promise<V | undefined>): Promise<V | undefined> {
@@ -26,7 +30,6 @@ export class DirectoryCache<V> {
     const generation = this.generation;
     const value = await load(key);
     if (generation !== this.generation) return value;
-    if (this.entries.size > this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: now + this.ttlMs });
     return value;
   }

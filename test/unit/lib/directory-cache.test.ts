@@ -31,4 +31,18 @@ describe('the directory cache', () => {
     await cache.get('missing', load);
     expect(loads).toBe(2);
   });
+
+  it('when full, drops the entry loaded longest ago and keeps serving the others', async () => {
+    const cache = new DirectoryCache<string>(60_000, () => 0, 3);
+    const loaded: string[] = [];
+    const load = async (key: string) => {
+      loaded.push(key);
+      return `record ${key}`;
+    };
+    for (const key of ['c1', 'c2', 'c3', 'c4']) await cache.get(key, load);
+    expect(['c1', 'c2', 'c3', 'c4'].map((key) => cache.peek(key))).toEqual([undefined, 'record c2', 'record c3', 'record c4']);
+    // The entries still held answer without a load; only the dropped one loads again.
+    for (const key of ['c2', 'c3', 'c4', 'c1']) await cache.get(key, load);
+    expect(loaded).toEqual(['c1', 'c2', 'c3', 'c4', 'c1']);
+  });
 });
