@@ -24,6 +24,7 @@ export const lanes = {
     'test/api/edge/rate-limit.test.ts',
     'test/api/edge/unauthenticated-limit.test.ts',
     'test/api/observability/status-page.test.ts',
+    'test/api/openapi/prism-proxy.test.ts',
     'test/api/ops/deployment-pgbouncer.test.ts',
     'test/api/ops/deployment.test.ts',
     'test/api/ops/log-exit.test.ts',

@@ -91,9 +91,10 @@ export const signInActions: readonly ActionDef[] = [
           content: {
             'application/json': {
               schema: {
+                // Each alternative names its members: without `required`, a token would also match the second.
                 oneOf: [
-                  { type: 'object', properties: token },
-                  { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } } },
+                  { type: 'object', properties: token, required: ['access_token', 'token_type', 'expires_in'] },
+                  { type: 'object', properties: { mfa_required: { const: true }, mfa_token: { type: 'string' } }, required: ['mfa_required', 'mfa_token'] },
                 ],
               },
             },

@@ -25,7 +25,7 @@ export const API_VERSION = '1.0.0';
 
 const description = [
   'Multi-tenant machine-to-machine booking API. Every resource lives under `/v1/{resource}`;',
-  'collections also answer with a trailing slash. Errors are RFC 9457 problem documents',
+  'every path also answers with a trailing slash, and collections declare that form (`/v1/products/`) as operations of their own. Errors are RFC 9457 problem documents',
   '(`application/problem+json`) with a stable `code`; the token endpoint answers RFC 6749 errors.',
   'Access is deny-by-default: each operation names the capability (OAuth scope) it needs in',
   '`x-capability`. Fields carry their GDPR class in `x-gdpr`; sensitive fields (`x-sensitive`)',

@@ -91,5 +91,40 @@ export function routePaths(routes: readonly RouteInfo[], known: KnownOperations)
     markDeprecated(operation, route);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
-  return paths;
+  return withTrailingSlashCollections(paths);
+}
+
+/** The methods of a collection: its list and its create. */
+const collectionMethods = ['get', 'post'] as const;
+
+/**
+ * `/v1/products/` beside `/v1/products`: the router ignores a trailing slash (src/app.ts), and
+ * clients write the collection form, so each collection's list and create are also declared
+ * there, under their own operationId (`list_products_trailing_slash`) and `x-alias-of` naming
+ * the canonical one. Without them a validator takes `/v1/products/` for `/v1/products/{id}`
+ * with an empty id (docs/api.md "The OpenAPI document"). A collection is a path with a
+ * templated child (`/v1/products/{id}`); other paths answer with a trailing slash too but are
+ * not declared twice.
+ */
+function withTrailingSlashCollections(paths: Readonly<Record<string, PathItem>>): Record<string, PathItem> {
+  const out: Record<string, PathItem> = {};
+  const all = Object.keys(paths);
+  for (const [path, item] of Object.entries(paths)) {
+    out[path] = item;
+    if (!all.some((other) => other.startsWith(`${path}/{`))) continue;
+    const alias: PathItem = {};
+    for (const method of collectionMethods) {
+      const operation = item[method];
+      if (!operation) continue;
+      alias[method] = {
+        ...operation,
+        operationId: `${operation.operationId}_trailing_slash`,
+        summary: `${operation.summary} (trailing slash)`,
+        description: [operation.description, `\`${operation.operationId}\` (\`${method.toUpperCase()} ${path}\`) at the collection's trailing-slash form.`].filter(Boolean).join('\n\n'),
+        'x-alias-of': operation.operationId,
+      };
+    }
+    if (Object.keys(alias).length > 0) out[`${path}/`] = alias;
+  }
+  return out;
 }

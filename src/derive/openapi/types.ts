@@ -23,6 +23,8 @@ export interface Operation {
   deprecated?: boolean;
   /** The capability (OAuth scope) the route declares. */
   'x-capability'?: string;
+  /** The operationId of the operation this one repeats at another path form (a trailing slash). */
+  'x-alias-of'?: string;
 }
 
 /** A Path Item Object: operations by lower-case method. */

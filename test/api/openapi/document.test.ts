@@ -51,15 +51,56 @@ describe('the OpenAPI document', () => {
     expect(documentedRoutes().length).toBeGreaterThan(60);
   });
 
-  it('documents no operation that is not a registered route', () => {
+  it('documents no operation that is not a registered route (a trailing-slash form repeats a registered one)', () => {
     const registered = new Set(documentedRoutes().map((route) => `${route.method} ${openApiPath(route.url)}`));
     const extra = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((m) => methods.includes(m))
-        .map((m) => `${m.toUpperCase()} ${path}`)
+      Object.entries(item)
+        .filter(([m]) => methods.includes(m))
+        .map(([m, operation]) => `${m.toUpperCase()} ${operation['x-alias-of'] === undefined ? path : path.replace(/\/$/, '')}`)
         .filter((key) => !registered.has(key)),
     );
     expect(extra).toEqual([]);
+  });
+
+  it('declares the list and create of every collection again at its trailing-slash form, under an operationId of its own', () => {
+    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    const collections = [...resources.map((r) => `/v1/${r.name}`), '/v1/products/{id}/rates', '/v1/products/{id}/calendar-imports', '/v1/webhooks/{id}/deliveries'];
+    for (const collection of collections) {
+      for (const method of ['get', 'post'] as const) {
+        const canonical = doc.paths[collection]?.[method];
+        const alias = doc.paths[`${collection}/`]?.[method];
+        expect(alias === undefined, `${method} ${collection}/`).toBe(canonical === undefined);
+        if (!canonical || !alias) continue;
+        expect(alias.operationId).toBe(`${canonical.operationId}_trailing_slash`);
+        expect(withoutNames(alias)).toEqual({ ...withoutNames(canonical), 'x-alias-of': canonical.operationId });
+        expect(alias.summary).toContain(canonical.summary);
+        expect(alias.description).toContain(`\`${canonical.operationId}\``);
+      }
+    }
+    // Only collections: a record's own path (`/v1/products/{id}/`) is not declared twice.
+    const aliases = Object.keys(doc.paths).filter((path) => path.endsWith('/'));
+    expect(aliases.sort()).toEqual(
+      collections
+        .filter((c) => doc.paths[c]?.get ?? doc.paths[c]?.post)
+        .map((c) => `${c}/`)
+        .sort(),
+    );
+  });
+
+  it('requires no field of a list item but `_id`, so `fields` may select any subset', () => {
+    const lists = Object.entries(doc.paths).flatMap(([path, item]) => (((item.get?.parameters ?? []) as OpenApiObject[]).some((p) => p.name === 'fields') ? [path] : []));
+    expect(lists.length).toBeGreaterThan(resources.length);
+    const resolve = (schema: OpenApiObject): OpenApiObject => (typeof schema.$ref === 'string' ? (doc.components.schemas[schema.$ref.split('/').pop() ?? ''] ?? {}) : schema);
+    for (const path of lists) {
+      const content = (doc.paths[path]?.get?.responses[200]?.content as Record<string, OpenApiObject> | undefined)?.['application/json'];
+      if (!content) continue;
+      const page = resolve(content.schema as OpenApiObject);
+      const item = resolve((page.properties as Record<string, OpenApiObject>).items?.items as OpenApiObject);
+      // An availability item always carries its stay, `available` and the stay's `price`, whatever `fields` selects.
+      const always = path === '/v1/availability' ? ['_id', 'available', 'price'] : ['_id'];
+      expect(item.required, path).toEqual(always);
+    }
   });
 
   it('declares the access of each operation exactly as its route does', () => {
@@ -225,6 +266,15 @@ describe('the rendered documentation', () => {
     for (const route of docs) expect(route.config, route.url).toEqual({ public: true });
   });
 });
+
+/** An operation without its names (operationId, summary, description). */
+function withoutNames(operation: Operation): Partial<Operation> {
+  const copy: Partial<Operation> = { ...operation };
+  delete copy.operationId;
+  delete copy.summary;
+  delete copy.description;
+  return copy;
+}
 
 function pascal(name: string): string {
   return name

@@ -35,8 +35,9 @@ function recordOperations(document: OpenApiDocument): Operation[] {
   const found: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v1/') || !path.includes('{id}')) continue;
-    for (const [method, operation] of Object.entries(item as Record<string, { 'x-capability'?: string }>)) {
-      if (!['get', 'post', 'patch', 'put', 'delete'].includes(method) || operation['x-capability'] === undefined) continue;
+    for (const [method, operation] of Object.entries(item as Record<string, { 'x-capability'?: string; 'x-alias-of'?: string }>)) {
+      // A trailing-slash form (`x-alias-of`) is the same route as its canonical operation.
+      if (!['get', 'post', 'patch', 'put', 'delete'].includes(method) || operation['x-capability'] === undefined || operation['x-alias-of'] !== undefined) continue;
       found.push({ method: method.toUpperCase(), path, resource: path.split('/')[2] ?? '' });
     }
   }

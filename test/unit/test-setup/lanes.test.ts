@@ -8,7 +8,7 @@ import { repoRoot } from '../../support/repo-root.js';
 // Support modules that reach PostgreSQL or build the whole app: never in the unit lane.
 const databaseHelpers = ['databases', 'harness', 'auth-harness', 'timeout-harness', 'storage-app', 'listening-service', 'global-setup'];
 // Support modules that start real processes: only in the system lane.
-const processHelpers = ['postgres-cluster', 'server-process', 'nginx', 'redis-server', 'pgbouncer', 'browser', 'admin-bundle', 'run-cli'];
+const processHelpers = ['postgres-cluster', 'server-process', 'nginx', 'redis-server', 'pgbouncer', 'browser', 'admin-bundle', 'run-cli', 'prism-proxy'];
 
 function testFiles(dir: string): string[] {
   return readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
