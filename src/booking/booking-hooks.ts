@@ -1,11 +1,12 @@
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
+import type { ProductRow } from '../registry/index.js';
 import type { ResourceHooks } from '../services/resource-hooks.js';
 import type { Row } from '../data/record-codec.js';
 import { assertCapacity, assertFutureHoldings } from './capacity.js';
 import { maxBookingMs } from './booking-spans.js';
-import { holdingStatuses } from './holdings.js';
+import { holdsForGood } from './holdings.js';
 import { assertTransition } from './lifecycle.js';
 
 const products = getResource('products');
@@ -37,24 +38,24 @@ export const bookingHooks: ResourceHooks = {
     if (!product) return draft; // the reference check answers 400
     // A product that takes no bookings takes none at all, even one created `cancelled`.
     assertBookable(hook.unit, product);
-    if (!holds(booking.status)) return draft;
-    await assertCapacity(hook.unit, Number(product.total_items), { productId: String(product._id), ...period, quantity: Number(booking.quantity ?? 1) });
+    if (!holdsForGood(booking.status)) return draft;
+    await assertCapacity(hook.unit, product.total_items, { productId: product._id, ...period, quantity: Number(booking.quantity ?? 1) });
     return draft;
   },
   async beforeUpdate(hook, merged, changes, previous) {
     assertNotManaged(previous);
     if ('status' in changes) assertTransition(String(previous.status), String(merged.status));
-    if (!holds(merged.status)) return;
+    if (!holdsForGood(merged.status)) return;
     const period = bookingPeriod(merged);
     if (!period) return;
     // A booking that held units and now holds no more at any instant (same or shorter
     // interval inside the old one, no more units) can break nothing: no product check, no
     // capacity check, even on a product already over its units or no longer taking bookings.
-    if (holds(previous.status) && holdsNoMore(period, Number(merged.quantity), previous)) return;
+    if (holdsForGood(previous.status) && holdsNoMore(period, Number(merged.quantity), previous)) return;
     const product = await lockedProduct(hook.unit, String(merged.product_id));
     if (!product) return;
     assertBookable(hook.unit, product);
-    await assertCapacity(hook.unit, Number(product.total_items), { bookingId: String(merged._id), productId: String(product._id), ...period, quantity: Number(merged.quantity) });
+    await assertCapacity(hook.unit, product.total_items, { bookingId: String(merged._id), productId: product._id, ...period, quantity: Number(merged.quantity) });
   },
   async beforeDelete(_hook, record) {
     // A cancelled block holds nothing and its feed no longer names it: deleting it is tidying
@@ -90,15 +91,11 @@ export const productHooks: ResourceHooks = {
   },
 };
 
-function holds(status: unknown): boolean {
-  return holdingStatuses.includes(String(status ?? 'active'));
-}
-
 /** Products each unit of work has locked: the lock hook reads the row, the checks reuse it. */
-const locked = new WeakMap<UnitOfWork, Row>();
+const locked = new WeakMap<UnitOfWork, ProductRow>();
 
 /** The product in the caller's reach, locked for the rest of the transaction (read once per unit). */
-export async function lockedProduct(unit: UnitOfWork, id: string): Promise<Row | undefined> {
+export async function lockedProduct(unit: UnitOfWork, id: string): Promise<ProductRow | undefined> {
   const known = locked.get(unit);
   if (known && known._id === id) return known;
   const row = await unit.find(products, id, { lock: 'update' });
@@ -127,8 +124,8 @@ function holdsNoMore(period: { start: number; end: number }, quantity: number, p
 }
 
 /** A product in maintenance or retired takes no booking; an unpublished one none from end users. */
-export function assertBookable(unit: UnitOfWork, product: Row): void {
-  const status = String(product.status);
+export function assertBookable(unit: UnitOfWork, product: ProductRow): void {
+  const status = product.status;
   if (closedStatuses.includes(status)) throw new ApiError('product_unavailable', `The product is ${status} and takes no new, moved or enlarged bookings`, { extensions: { product_status: status } });
   const endUser = unit.principal.ownRecordsOf !== undefined;
   const published = product.is_published === true || product.is_published === 1;

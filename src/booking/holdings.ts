@@ -1,16 +1,24 @@
 import { sql } from 'kysely';
 import type { QueryShape, ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
+import type { StoredRow } from '../registry/types.js';
 import { lookbacks, maxBookingMs } from './booking-spans.js';
 import type { Holding } from './occupancy.js';
 
 const bookings = getResource('bookings');
 
+type BookingStatus = StoredRow<typeof bookings>['status'];
+
 /** Statuses whose bookings hold units for good (docs/bookings.md: `cancelled` and `expired` hold none). */
-export const holdingStatuses: readonly string[] = Object.freeze(['active', 'completed']);
+export const holdingStatuses: readonly BookingStatus[] = Object.freeze(['active', 'completed'] as const);
 
 /** The status of an order's booking that holds its units only while its `expires_at` is in the future (docs/selling.md). */
-export const heldStatus = 'held';
+export const heldStatus: BookingStatus = 'held';
+
+/** Whether a booking's `status` is one that holds units for good. */
+export function holdsForGood(status: unknown): boolean {
+  return holdingStatuses.some((holding) => holding === (status ?? 'active'));
+}
 
 /**
  * Whether a booking holds units at `now`: `active` and `completed` always, `held` while its
@@ -18,9 +26,8 @@ export const heldStatus = 'held';
  * at that instant, whether or not the expiry sweep has recorded it yet.
  */
 export function holdsUnits(status: unknown, expiresAt: unknown, now: number): boolean {
-  const value = String(status ?? 'active');
-  if (holdingStatuses.includes(value)) return true;
-  return value === heldStatus && typeof expiresAt === 'string' && Date.parse(expiresAt) > now;
+  if (holdsForGood(status)) return true;
+  return status === heldStatus && typeof expiresAt === 'string' && Date.parse(expiresAt) > now;
 }
 
 /**

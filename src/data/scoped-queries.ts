@@ -2,7 +2,7 @@ import type { Compilable, SelectQueryBuilder } from 'kysely';
 import type { Db, SqlDialect, Tables } from '../db/dialect.js';
 import { notNow, readFirstNow } from '../db/direct-read.js';
 import { withRowLock } from '../db/row-lock.js';
-import type { ResourceDef } from '../registry/types.js';
+import type { ResourceDef, TypedResourceDef } from '../registry/types.js';
 import { asSystem } from '../core/principal.js';
 import type { Principal, TenantScope } from '../core/principal.js';
 import { QueryTemplate } from './query-template.js';
@@ -11,6 +11,9 @@ import { ownerFilter, tenantFilter } from './tenant-scope.js';
 
 /** A select on one resource table with the scope's filters already applied. */
 export type ScopedSelect = SelectQueryBuilder<Tables, string, object>;
+
+/** {@link ScopedSelect} of a resource whose row type is known: its columns are checked by `tsc`. */
+export type TypedSelect<Table extends string, Row> = SelectQueryBuilder<Record<Table, Row>, Table, object>;
 
 /**
  * A query whose shape is fixed and whose values change per call: `build` makes it for a
@@ -81,6 +84,8 @@ export class ScopedQueries {
   }
 
   /** `select … from <resource>` confined to the principal's tenants (a guest's: its own records) and to live rows. */
+  scoped<Table extends string, Row>(resource: TypedResourceDef<Table, Row>, options?: ScopeOptions & { readonly as?: undefined }): TypedSelect<Table, Row>;
+  scoped(resource: ResourceDef, options?: ScopeOptions): ScopedSelect;
   scoped(resource: ResourceDef, options: ScopeOptions = {}): ScopedSelect {
     const alias = options.as;
     let query = (alias ? this.db.selectFrom(`${resource.table} as ${alias}`) : this.db.selectFrom(resource.table)) as ScopedSelect;
@@ -94,6 +99,8 @@ export class ScopedQueries {
   }
 
   /** A live record in reach, every column; optionally locked for the rest of the transaction. */
+  find<Table extends string, Stored>(resource: TypedResourceDef<Table, Stored>, id: string, options?: { lock?: 'update' | 'share' }): Promise<Stored | undefined>;
+  find(resource: ResourceDef, id: string, options?: { lock?: 'update' | 'share' }): Promise<Row | undefined>;
   find(resource: ResourceDef, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<Row | undefined> {
     return this.first(findShape(resource, options.lock), [id]);
   }

@@ -1,5 +1,5 @@
 import type { Kysely, RawBuilder, SqlBool, Expression } from 'kysely';
-import type { FieldType } from '../registry/types.js';
+import type { FieldType, StoredValue } from '../registry/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { ServiceTables } from './service-tables.js';
 
@@ -25,7 +25,7 @@ export interface SqlDialect {
   /** Names of the indexes on `table` (the schema-drift check compares them with the registry). */
   listIndexes(db: Db, table: string): Promise<readonly string[]>;
   /** Converts an API value (already validated) to its stored form. */
-  toDb(type: FieldType, value: unknown): unknown;
+  toDb<T extends FieldType>(type: T, value: unknown): StoredValue[T] | null;
   /** Converts a stored value back to its API form. */
   fromDb(type: FieldType, value: unknown): unknown;
   /** `column` matches the RE2-checked `pattern`; never backtracks catastrophically. */

@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
 import type { DatabaseConnection, Driver, Expression, PostgresDialectConfig, RawBuilder, SqlBool, TransactionSettings } from 'kysely';
 import pg from 'pg';
-import type { FieldType } from '../registry/types.js';
+import type { FieldType, StoredValue } from '../registry/types.js';
 import { ChangeFeed, changeChannel, decodeChange } from './change-feed.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
 
@@ -93,11 +93,11 @@ export const postgresDialect: SqlDialect = {
     );
     return rows.map((row) => row.name);
   },
-  toDb(type, value) {
+  toDb<T extends FieldType>(type: T, value: unknown) {
     if (value === null || value === undefined) return null;
     // pg would send JS arrays as PostgreSQL arrays; jsonb wants JSON text.
-    if (type === 'string_list' || type === 'object') return JSON.stringify(value);
-    return value;
+    if (type === 'string_list' || type === 'object') return JSON.stringify(value) as StoredValue[T];
+    return value as StoredValue[T]; // validated against the field's schema: the type's API form
   },
   fromDb(type, value) {
     // Rows read back arrive parsed by pg; rows the service just encoded (toDb) are JSON text.

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import type { DatabaseConnection, Driver, Expression, QueryCompiler, RawBuilder, SqliteDatabase, SqliteDialectConfig, SqliteStatement, SqlBool } from 'kysely';
 import { makeDirectory } from '../lib/data-dir.js';
-import type { FieldType } from '../registry/types.js';
+import type { FieldType, StoredValue } from '../registry/types.js';
 import { ChangeFeed } from './change-feed.js';
 import { notNow, registerDirectRead } from './direct-read.js';
 import type { Database, SqlDialect, Tables } from './dialect.js';
@@ -32,11 +32,12 @@ export const sqliteDialect: SqlDialect = {
     const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`.execute(db);
     return rows.map((row) => row.name);
   },
-  toDb(type, value) {
+  toDb<T extends FieldType>(type: T, value: unknown) {
     if (value === null || value === undefined) return null;
-    if (type === 'boolean') return value ? 1 : 0;
-    if (type === 'string_list' || type === 'object') return JSON.stringify(value);
-    return value;
+    // The value was validated against the field's schema: it has the type's API form.
+    if (type === 'boolean') return (value ? 1 : 0) as StoredValue[T];
+    if (type === 'string_list' || type === 'object') return JSON.stringify(value) as StoredValue[T];
+    return value as StoredValue[T];
   },
   fromDb(type, value) {
     if (value === null || value === undefined) return null;

@@ -1,5 +1,5 @@
 import { erasureProblem } from './erasure-rule.js';
-import type { FieldDef, ResourceDef, ResourceSpec } from './types.js';
+import type { FieldDef, ResourceSpec, RowOf, TypedResourceDef } from './types.js';
 
 /** Fields every stored record carries; all are server-owned. */
 export const commonFields: Readonly<Record<string, FieldDef>> = Object.freeze({
@@ -41,7 +41,7 @@ export const commonFields: Readonly<Record<string, FieldDef>> = Object.freeze({
 export const reservedColumns: readonly string[] = ['deleted_at', 'etag', 'path'];
 
 /** Adds the common fields and defaults; the result is deeply frozen. */
-export function defineResource(spec: ResourceSpec): ResourceDef {
+export function defineResource<const S extends ResourceSpec>(spec: S): TypedResourceDef<S['table'], RowOf<S['fields']> & (S extends { tenancy: 'node' } ? { path: string } : unknown)> {
   for (const name of Object.keys(spec.fields)) {
     if (name in commonFields || reservedColumns.includes(name)) {
       throw new Error(`resource ${spec.name}: field "${name}" is reserved`);

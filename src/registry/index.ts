@@ -1,4 +1,4 @@
-import type { ResourceDef, ResourceName } from './types.js';
+import type { ResourceDef, ResourceName, StoredRow } from './types.js';
 import { apiClients } from './resources/api-clients.js';
 import { auditLogs } from './resources/audit-logs.js';
 import { bookings } from './resources/bookings.js';
@@ -39,7 +39,30 @@ export function findResource(name: string): ResourceDef | undefined {
   return byName.get(name);
 }
 
-/** The resource of a known name (throws on a programming error). */
+/** The 13 resources by name, each with its row type (`RowOf`, `types.ts`). */
+interface TypedResources {
+  tenants: typeof tenants;
+  products: typeof products;
+  users: typeof users;
+  bookings: typeof bookings;
+  orders: typeof orders;
+  'service-charges': typeof serviceCharges;
+  subscriptions: typeof subscriptions;
+  'api-clients': typeof apiClients;
+  webhooks: typeof webhooks;
+  consents: typeof consents;
+  'legal-holds': typeof legalHolds;
+  'retention-policies': typeof retentionPolicies;
+  'audit-logs': typeof auditLogs;
+}
+
+/** Rows of the tables the booking core and selling read most, as Kysely returns them. */
+export type ProductRow = StoredRow<TypedResources['products']>;
+export type BookingRow = StoredRow<TypedResources['bookings']>;
+export type OrderRow = StoredRow<TypedResources['orders']>;
+
+/** The resource of a known name (throws on a programming error); one of the 13 comes with its row type. */
+export function getResource<N extends ResourceName>(name: N): N extends keyof TypedResources ? TypedResources[N] : ResourceDef;
 export function getResource(name: ResourceName): ResourceDef {
   const def = byName.get(name);
   if (!def) throw new Error(`unknown resource ${name}`);

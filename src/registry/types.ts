@@ -156,3 +156,55 @@ export interface ResourceDef extends ResourceSpec {
   /** Field names in declaration order (common first). */
   readonly fieldNames: readonly string[];
 }
+
+/**
+ * What a column of each field type holds once read, on both databases: timestamps come back
+ * as ISO text and counts as numbers (`db/postgres.ts` type parsers); SQLite stores booleans
+ * as 0/1 and JSON as text, PostgreSQL as `boolean` and parsed `jsonb`.
+ */
+export interface StoredValue {
+  string: string;
+  reference: string;
+  timestamp: string;
+  integer: number;
+  number: number;
+  boolean: boolean | number;
+  string_list: unknown;
+  object: unknown;
+}
+
+/** A field's column may hold null unless it is required or defaulted and not nullable. */
+type StoredNull<F> = F extends { readonly nullable: true } ? null : F extends { readonly required: true } | { readonly default: unknown } ? never : null;
+
+/** A stored string field with an `enum` holds one of its values. */
+type StoredType<F extends FieldDef> = F extends { readonly enum: readonly (infer E)[] } ? E : StoredValue[F['type']];
+
+/** The bookkeeping columns every resource row carries besides its fields (a tenant node also its `path`). */
+export type CommonColumns = {
+  _id: string;
+  tenant_id: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  etag: string;
+};
+
+/**
+ * A resource's row as Kysely reads and writes it, derived from its declared fields: computed
+ * and write-only fields have no column. A misspelt column name then fails `tsc`.
+ */
+export type RowOf<Fields extends Readonly<Record<string, FieldDef>>> = CommonColumns & {
+  -readonly [K in keyof Fields as Fields[K] extends { readonly computed: true } | { readonly writeOnly: true } ? never : K]: StoredType<Fields[K]> | StoredNull<Fields[K]>;
+};
+
+/** Never present at run time: carries a resource's row type from its declaration to its queries. */
+declare const storedRow: unique symbol;
+
+/** The row type a {@link TypedResourceDef} carries. */
+export type StoredRow<R> = R extends TypedResourceDef<string, infer Row> ? Row : never;
+
+/** A resource whose table and row type are known to the compiler (`defineResource` returns one). */
+export interface TypedResourceDef<Table extends string = string, Row = Readonly<Record<string, unknown>>> extends ResourceDef {
+  readonly table: Table;
+  readonly [storedRow]?: Row;
+}

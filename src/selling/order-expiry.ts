@@ -42,7 +42,7 @@ export async function sweepExpiredOrders(database: Database, clock: Clock): Prom
       .limit(batchSize)
       .execute();
     let changed = 0;
-    for (const { _id } of due) if (await expireOne(database, clock, String(_id))) changed += 1;
+    for (const { _id } of due) if (await expireOne(database, clock, _id)) changed += 1;
     expired += changed;
     if (due.length < batchSize || changed === 0) break;
   }
@@ -52,10 +52,10 @@ export async function sweepExpiredOrders(database: Database, clock: Clock): Prom
 async function expireOne(database: Database, clock: Clock, id: string): Promise<boolean> {
   return runUnitOfWork(database, clock, systemContext, async (unit) => {
     const order = await unit.find(orders, id, { lock: 'update' });
-    if (!order || order.status !== 'active' || !(Date.parse(String(order.expires_at)) <= unit.now)) return false;
+    if (!order || order.status !== 'active' || order.expires_at === null || Date.parse(order.expires_at) > unit.now) return false;
     const booking = await lockedBookingOf(unit, order);
     if (booking) await expireBooking(unit, booking);
-    await unit.update(orders, order, String(order.etag), { status: 'expired' }, { event: 'orders.expired' });
+    await unit.update(orders, order, order.etag, { status: 'expired' }, { event: 'orders.expired' });
     return true;
   });
 }

@@ -75,7 +75,7 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
       if (owned.length > 0) throw validationError(owned.map((field) => ({ field, message: 'is set by the service for an order of a product with a price' })));
       const stay = quote ? { start: Date.parse(quote.start_time), end: Date.parse(quote.end_time), quantity: quote.quantity } : stayOf(values);
       const priced = await sellable(unit, product, stay);
-      await assertCapacity(unit, Number(product.total_items), { productId, ...stay, quantity: stay.quantity });
+      await assertCapacity(unit, product.total_items, { productId, ...stay });
       const holdSeconds = typeof values.hold_seconds === 'number' ? values.hold_seconds : settings.holdSeconds;
       const expiresAt = new Date(unit.now + holdSeconds * 1000).toISOString();
       const times = { start_time: new Date(stay.start).toISOString(), end_time: new Date(stay.end).toISOString() };

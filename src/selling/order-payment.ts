@@ -3,6 +3,7 @@ import type { Row } from '../data/record-codec.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
+import type { BookingRow } from '../registry/index.js';
 import { isCurrency, toMinor } from '../lib/money.js';
 import { activateBooking, expireBooking, lockedBookingOf } from './order-booking.js';
 
@@ -75,14 +76,14 @@ function compare(order: Row, payment: Payment): string | undefined {
 }
 
 /** Whether the units of an expired hold are still free, checked under the product's lock (taken with the booking). */
-async function stillFree(unit: UnitOfWork, booking: Row): Promise<boolean> {
+async function stillFree(unit: UnitOfWork, booking: BookingRow): Promise<boolean> {
   const products = getResource('products');
-  const product = await unit.asSystem().find(products, String(booking.product_id));
+  const product = await unit.asSystem().find(products, booking.product_id);
   if (!product) return false;
-  const start = Date.parse(String(booking.start_time));
-  const end = Date.parse(String(booking.end_time));
+  const start = Date.parse(booking.start_time);
+  const end = Date.parse(booking.end_time);
   try {
-    await assertCapacity(unit, Number(product.total_items), { bookingId: String(booking._id), productId: String(product._id), start, end, quantity: Number(booking.quantity) });
+    await assertCapacity(unit, product.total_items, { bookingId: booking._id, productId: product._id, start, end, quantity: booking.quantity });
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'capacity_exceeded') return false;

@@ -1,5 +1,4 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
-import type { Row } from '../data/record-codec.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { assertBookable } from '../booking/booking-hooks.js';
 import { holdingsOf } from '../booking/holdings.js';
@@ -7,9 +6,9 @@ import { occupancy, peakHeld } from '../booking/occupancy.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { MoneyError } from '../lib/money.js';
 import { getResource } from '../registry/index.js';
+import type { ProductRow } from '../registry/index.js';
 import { priceStay } from './pricing.js';
-import type { ChargeBasis, ChargeRule, Line, Pricing } from './pricing.js';
-import type { PriceUnit } from './stay-periods.js';
+import type { ChargeRule, Line, Pricing } from './pricing.js';
 import { ratesOf } from './product-rates.js';
 
 const serviceCharges = getResource('service-charges');
@@ -30,20 +29,20 @@ export interface PricedStay {
 }
 
 /** The product's price, rates and every service charge applied to `stay`, whatever the caller's tenant: the product's own. */
-export async function priceOf(queries: ScopedQueries, product: Row, stay: Stay): Promise<Pricing> {
+export async function priceOf(queries: ScopedQueries, product: ProductRow, stay: Stay): Promise<Pricing> {
   const system = queries.asSystem();
-  const id = String(product._id);
-  const chargeRows = (await system.scoped(serviceCharges).selectAll().where('product_id', '=', id).orderBy('created_at').orderBy('_id').execute()) as Row[];
+  const id = product._id;
+  const chargeRows = await system.scoped(serviceCharges).select(['_id', 'name', 'basis', 'amount', 'currency']).where('product_id', '=', id).orderBy('created_at').orderBy('_id').execute();
   const charges: ChargeRule[] = chargeRows.map((row) => ({
-    id: String(row._id),
-    name: (row.name as string | null) ?? null,
-    basis: (row.basis ?? 'per_order') as ChargeBasis,
-    amount: Number(row.amount),
-    currency: String(row.currency ?? product.currency),
+    id: row._id,
+    name: row.name,
+    basis: row.basis ?? 'per_order',
+    amount: row.amount,
+    currency: row.currency ?? product.currency ?? 'EUR',
   }));
-  const price = product.price === null || product.price === undefined ? null : Number(product.price);
+  const price = product.price;
   return priceStay({
-    product: { price, priceUnit: (product.price_unit ?? 'night') as PriceUnit, currency: String(product.currency ?? 'EUR'), timeZone: String(product.time_zone ?? 'UTC') },
+    product: { price, priceUnit: product.price_unit ?? 'night', currency: product.currency ?? 'EUR', timeZone: product.time_zone ?? 'UTC' },
     rates: price === null ? [] : await ratesOf(system, id),
     charges,
     ...stay,
@@ -56,7 +55,7 @@ export async function priceOf(queries: ScopedQueries, product: Row, stay: Stay):
  * `stay_restricted` with every reason. Capacity is the caller's: a quote reads it, an order
  * takes it under the product's lock.
  */
-export async function sellable(unit: UnitOfWork, product: Row, stay: Stay): Promise<PricedStay> {
+export async function sellable(unit: UnitOfWork, product: ProductRow, stay: Stay): Promise<PricedStay> {
   assertBookable(unit, product);
   let pricing: Pricing;
   try {
@@ -91,12 +90,11 @@ export function notForSale(): ApiError {
  * Refuses a stay the product has not `quantity` units free for at every instant (409
  * `capacity_exceeded` with `available`), without taking them: a quote holds nothing.
  */
-export async function assertFree(unit: UnitOfWork, product: Row, stay: Stay): Promise<void> {
-  const id = String(product._id);
-  const held = await holdingsOf(unit.asSystem(), [id], stay.start, stay.end, unit.now);
-  const available = Math.max(0, Number(product.total_items) - peakHeld(occupancy(held), stay.start, stay.end));
+export async function assertFree(unit: UnitOfWork, product: ProductRow, stay: Stay): Promise<void> {
+  const held = await holdingsOf(unit.asSystem(), [product._id], stay.start, stay.end, unit.now);
+  const available = Math.max(0, product.total_items - peakHeld(occupancy(held), stay.start, stay.end));
   if (available >= stay.quantity) return;
-  throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${String(product.total_items)} units are free throughout the requested time; the stay needs ${stay.quantity}`, {
+  throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${product.total_items} units are free throughout the requested time; the stay needs ${stay.quantity}`, {
     extensions: { available },
   });
 }

@@ -4,7 +4,7 @@ import { parseListQuery } from '../../../src/query/parse-list-query.js';
 import { parseQueryFilters } from '../../../src/query/parse-query-filters.js';
 import { parseWhere } from '../../../src/query/parse-where.js';
 import { getResource } from '../../../src/registry/index.js';
-import type { FieldOperator } from '../../../src/registry/types.js';
+import type { FieldOperator, ResourceDef } from '../../../src/registry/types.js';
 import { expectQueryError } from './expect-query-error.js';
 
 const products = getResource('products');
@@ -16,7 +16,7 @@ const auditLogs = getResource('audit-logs');
 
 const where = (value: unknown) => parseWhere(products, JSON.stringify(value));
 const reserved: ReadonlySet<string> = new Set(['where', 'page', 'per_page', 'sort', 'fields']);
-const filters = (query: Record<string, string | string[] | undefined>, resource = products) => parseQueryFilters(resource, query, reserved);
+const filters = (query: Record<string, string | string[] | undefined>, resource: ResourceDef = products) => parseQueryFilters(resource, query, reserved);
 
 describe('parseWhere: structure', () => {
   it('reads a scalar as $eq and null as $eq null', () => {
