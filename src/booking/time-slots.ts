@@ -1,3 +1,4 @@
+import { BoundedCache } from '../lib/bounded-cache.js';
 import { instantOf, mod, wallClock } from '../lib/time-zone.js';
 
 /** The length of an availability slot: a local calendar day or a local clock hour. */
@@ -26,21 +27,13 @@ function instantNear(zone: string, wall: number, guess: number): number {
  * Local midnights already found, by zone and wall date. Finding one takes two to six
  * `Intl` readings; availability asks for the same days again and again (a search resolves
  * its range once per product, a month of day slots needs 31), so they are kept. Zone rules
- * only change with the Node release. Emptied when full: a bound, not an eviction policy.
+ * only change with the Node release.
  */
-const midnights = new Map<string, number>();
-const midnightsKept = 50_000;
+const midnights = new BoundedCache<string, number>(50_000);
 
 /** The instant local midnight `wallDay` (wall ms of 00:00) begins in `zone`; `guess` is tried first. */
 function localMidnight(zone: string, wallDay: number, guess: number): number {
-  const key = `${zone} ${wallDay}`;
-  let instant = midnights.get(key);
-  if (instant === undefined) {
-    instant = instantNear(zone, wallDay, guess);
-    if (midnights.size >= midnightsKept) midnights.clear();
-    midnights.set(key, instant);
-  }
-  return instant;
+  return midnights.get(`${zone} ${wallDay}`, () => instantNear(zone, wallDay, guess));
 }
 
 /** The zone's offset from UTC at `instant`, in ms. */
@@ -74,8 +67,7 @@ export function startOfHour(zone: string, instant: number): number {
 
 /** The instant local midnight of a calendar date (`Date.UTC` of it) begins in `zone`. */
 export function midnightOf(zone: string, utcDate: number): number {
-  const key = `${zone} ${utcDate}`;
-  return midnights.get(key) ?? localMidnight(zone, utcDate, instantOf(zone, utcDate));
+  return midnights.get(`${zone} ${utcDate}`, () => instantOf(zone, utcDate));
 }
 
 /**

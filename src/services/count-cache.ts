@@ -1,3 +1,5 @@
+import { BoundedMap } from '../lib/bounded-cache.js';
+
 /**
  * Recent list totals. Counting every match of a broad filter costs milliseconds on each
  * page of a listing, while the total rarely changes between two pages. A total is reused
@@ -7,13 +9,15 @@
  */
 export class CountCache {
   private readonly generations = new Map<string, number>();
-  private readonly entries = new Map<string, { total: number; generation: number; expires: number }>();
+  private readonly entries: BoundedMap<string, { total: number; generation: number; expires: number }>;
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   /** The current generation of a resource; read it before counting. */
   generation(resource: string): number {
@@ -30,7 +34,6 @@ export class CountCache {
 
   set(key: string, total: number, generation: number): void {
     if (this.ttlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { total, generation, expires: this.now() + this.ttlMs });
   }
 
