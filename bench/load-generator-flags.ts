@@ -4,8 +4,8 @@
  * straight in the old generation) once most of them outlive a scavenge. `book-contended`
  * does that to autocannon's per-request objects: 100 connections each wait seconds for
  * the product lock. The decision sticks, so in every later scenario of the run each
- * response is copied by the young collection, whose pauses grow from ~1.5 ms to ~15 ms,
- * and those pauses show up as the next scenarios' p99 (BENCHMARKS.md, "How it measures").
+ * response is copied by the young collection, whose pauses grow tenfold, and those pauses
+ * show up as the next scenarios' p99 (docs/benchmarks-history.md "The benchmark itself").
  *
  * `npm run bench` therefore starts this process with pretenuring off. The flag is on this
  * process's command line only: the service and the reference servers are separate

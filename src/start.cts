@@ -3,7 +3,7 @@
  *
  * WebCrypto runs every signature and verification on libuv's pool. libuv's default of 4
  * threads on a 2-core machine crowds out the main thread, which parses, routes and answers
- * every request (BENCHMARKS.md has the token-bearer figures). libuv reads
+ * every request (docs/benchmarks-history.md "Token issuance"). libuv reads
  * `UV_THREADPOOL_SIZE` once, when the pool first starts, and loading ES modules already
  * starts it; this file is CommonJS so that it runs before any of that.
  */

@@ -5,8 +5,8 @@
  * it, and the product has 10 units, so capacity binds all the time. In arrival order about
  * one request in eleven finds its first minute full (409 `capacity_exceeded`, by design and
  * not counted as a failure); the rest are the sustained successful bookings per second the
- * target is about (≥ 500/s on SQLite). The slots keep counting up across the warm-up,
- * the measurement and every round, so no request repeats an earlier one.
+ * target is about (`bookingTargets`, bench/report.ts). The slots keep counting up across
+ * the warm-up, the measurement and every round, so no request repeats an earlier one.
  *
  * The catalogue of the availability scenarios (100 000 bookings of 1 000 other products)
  * is seeded first, so the check runs against a bookings table of realistic size.

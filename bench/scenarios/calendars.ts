@@ -6,7 +6,7 @@
  *   cancelled ones are older than the 30 days a feed shows), no token, no `If-None-Match`:
  *   every request writes the whole feed. One request at a time, as channels fetch a feed now
  *   and then (and because the feed is written synchronously: at 10 connections each request
- *   waits behind nine whole feeds, and a 5 s phase saw no answer). Reported: CPU per request
+ *   would wait behind nine whole feeds). Reported: CPU per request
  *   beside `availability-product`'s (selecting this scenario adds that one), no target.
  * - `calendar-import`: `POST /v1/products/{id}/calendar-imports/{id}/sync` of a 5 MB feed
  *   served by an HTTP server in this process (loopback; the service runs with

@@ -6,14 +6,14 @@
  *   reference the selling requests' CPU is judged against (same products, same stays, same
  *   client, same connections).
  * - `quote`: `POST /v1/quotes` of a random product and stay: price (rent per night, two
- *   service charges), a capacity read and the quote's insert. Target: CPU per request at
- *   most 1.5× `book`'s.
+ *   service charges), a capacity read and the quote's insert. Judged on its CPU per request
+ *   against `book`'s (`sellingTargets`, bench/report.ts).
  * - `order-create`: `POST /v1/orders` with `{ product_id, start_time, end_time, quantity }`:
  *   price, capacity under the product's lock, the order and its `held` booking in one
- *   transaction. Target: CPU per request at most 1.5× `book`'s.
+ *   transaction. Judged like `quote`.
  * - `checkout-contended`: `--contenders` connections ordering ONE priced product, as
- *   `book-contended` books one: target ≥ 0.6× `book-contended`'s successful rate, and the
- *   invariant is checked from the database afterwards.
+ *   `book-contended` books one: judged on its successful rate against `book-contended`'s,
+ *   and the invariant is checked from the database afterwards.
  *
  * A 409 `capacity_exceeded` is counted apart (by design in the contended scenario, rare in
  * the others); every other failure shows as failed requests.

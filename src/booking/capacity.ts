@@ -54,12 +54,14 @@ export async function assertFutureHoldings(unit: UnitOfWork, productId: string, 
 
 /**
  * The ids of the bookings holding units of the product in `[from, to)` that the caller may
- * read (at most {@link maxConflicts}, `conflicts_truncated` beyond) (another tenant's stay unnamed; none without `bookings:read`, which a booking's
- * create alone does not grant), by start time; the claim's own booking is left out.
+ * read, by start time: at most {@link maxConflicts}, with `conflicts_truncated` beyond;
+ * another tenant's stay unnamed; none without `bookings:read`, which a booking's create
+ * alone does not grant. The claim's own booking is left out.
  * The holdings query again, now under the caller's scope: its product-and-time range leads
  * the plan whether or not SQLite has statistics. Looking the ids up by primary key instead
  * did not: without statistics the planner read them through a tenant index and scanned
- * all the tenant's bookings (1.1 s for 100 000), inside the product lock.
+ * all the tenant's bookings, inside the product lock (docs/benchmarks-history.md "The
+ * booking core").
  */
 async function readableConflicts(unit: UnitOfWork, claim: Pick<Claim, 'productId' | 'bookingId'>, from: number, to: number): Promise<{ conflicts: string[]; conflicts_truncated?: true }> {
   if (!hasCapability(unit.principal, readBookings)) return { conflicts: [] };

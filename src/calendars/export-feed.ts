@@ -83,8 +83,8 @@ const eventsPerSlice = 500;
 
 /**
  * An event's lines folded at 75 octets (RFC 5545 §3.1), only those that need it. The library's
- * `foldLines` measures every character with a new `TextEncoder`, which cost seconds over a big
- * feed; its lines are all ASCII but for a product's host name, so an ASCII line is cut where
+ * `foldLines` measures every character with a new `TextEncoder`, most of a big feed's export
+ * time; its lines are all ASCII but for a product's host name, so an ASCII line is cut where
  * the library cuts it (74 characters a segment, the next after CRLF and a space), and any
  * other line still goes through the library.
  */

@@ -9,8 +9,8 @@ function holes(count: number): readonly object[] {
 
 /**
  * A Kysely query compiled once, with holes where each call's values go. Building and
- * compiling a query costs more than SQLite takes to answer a small one (figures in
- * BENCHMARKS.md). The SQL is the builder's own output; only the parameters in the holes
+ * compiling a query costs more than SQLite takes to answer a small one
+ * (docs/benchmarks-history.md "The booking core"). The SQL is the builder's own output; only the parameters in the holes
  * change between calls.
  */
 export class QueryTemplate {

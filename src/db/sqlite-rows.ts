@@ -7,7 +7,7 @@ type Row = Record<string, unknown>;
  *
  * Why: on Node 20, better-sqlite3 12 builds each row object through V8's embedder API,
  * interning every column name again for every row (its faster path needs Node 22); arrays
- * plus this loop cost less (BENCHMARKS.md, 2026-11-27 21:56).
+ * plus this loop cost less (docs/benchmarks-history.md "The booking core").
  *
  * The objects are the ones better-sqlite3 makes: its column names in its order, a later
  * column of the same name overwriting an earlier one. The names are read once, since

@@ -1,7 +1,7 @@
 /**
  * Access tokens: RFC 9068 JWTs signed with ES512. Verification caches claims by the
- * token's SHA-256 until `exp`, because a P-521 verification costs about half a
- * millisecond and a client repeats the same token on every request.
+ * token's SHA-256 until `exp`, because a P-521 verification costs far more than a hash
+ * and a client repeats the same token on every request.
  */
 import { hash as oneShotHash, randomUUID } from 'node:crypto';
 import { jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
@@ -103,7 +103,7 @@ export interface AccessTokenVerifierOptions {
  * Verifies access tokens of one issuer/audience. Verified claims are cached until `exp`.
  * A token whose signature check failed is remembered by its SHA-256 for a short time, so
  * repeating it costs a hash and a map lookup instead of a P-521 verification; memory is
- * bounded by entry count (about 0.4 KB each: the digest and the claims, whose long strings
+ * bounded by entry count (an entry is small: the digest and the claims, whose long strings
  * are shared with the directories). Before any signature check, the header and claims
  * are decoded strictly and checked (`alg`, `typ`, known `kid`, `iss`, `aud`, `exp`,
  * claim shapes), so a token that could not pass costs no crypto either; `jose`

@@ -5,13 +5,13 @@
  * sees an {@link Es512Signer}. A machine without the library (or without koffi's binary)
  * signs with node:crypto under `auto`, with the reason.
  *
- * Why: Node 20's bundled OpenSSL signs P-521 with generic code (~800 signatures/s on one
- * core here); Debian's build enables OpenSSL's 64-bit `ecp_nistp521.c`, a constant-time
- * implementation that is ~7× faster. Node exports its own OpenSSL symbols, so the library
- * is opened with RTLD_DEEPBIND: its internal calls bind to itself, not to Node's copy
- * (without it, the same calls run at Node's speed). Opening checks that the P-521 group
- * really uses the nistp521 method, and signs and verifies one message, before the signer
- * is offered; otherwise the caller falls back to node:crypto.
+ * Why: Node 20's bundled OpenSSL signs P-521 with generic code; Debian's build enables
+ * OpenSSL's 64-bit `ecp_nistp521.c`, a constant-time implementation several times faster
+ * (docs/benchmarks-history.md "Token issuance"). Node exports its own OpenSSL symbols, so
+ * the library is opened with RTLD_DEEPBIND: its internal calls bind to itself, not to
+ * Node's copy (without it, the same calls run at Node's speed). Opening checks that the
+ * P-521 group really uses the nistp521 method, and signs and verifies one message, before
+ * the signer is offered; otherwise the caller falls back to node:crypto.
  *
  * Per key, the PKCS#8 DER is imported once into an EVP_PKEY. Per token, the SHA-512 of the
  * signing input is computed here (a microsecond) and `EVP_PKEY_sign` runs on the libuv

@@ -3,27 +3,22 @@
  * tokens, with an {@link Es512Signer} (the system libcrypto, or node:crypto). Only signing
  * lives here: every verification still goes through `jose`. The reason is cost: both
  * signers run on the libuv pool with a few microseconds of main-thread work, where
- * WebCrypto's promise glue under jose costs the main thread about 0.06 ms per P-521
- * signature and Node's bundled OpenSSL signs P-521 ~7× slower than the system's
- * (BENCHMARKS.md). The input is JSON we built ourselves, so there is no JOSE parsing to
- * get wrong; the tests verify the output with `jose` and openid-client.
+ * WebCrypto's promise glue under jose keeps the main thread busy per signature, and Node's
+ * bundled OpenSSL signs P-521 several times slower than the system's
+ * (docs/benchmarks-history.md "Token issuance"). The input is JSON we built ourselves, so
+ * there is no JOSE parsing to get wrong; the tests verify the output with `jose` and
+ * openid-client.
  */
 import type { KeyObject } from 'node:crypto';
+import { BoundedCache } from '../lib/bounded-cache.js';
 import { es512SignatureBytes, type Es512Signer } from './es512-signer.js';
 
-// The protected header is the same for every token of a key: encode it once per kid.
-const encodedHeaders = new Map<string, string>();
+// The protected header is the same for every token of a key: encode it once per kid. Keys
+// rotate rarely; the bound only guards against an unexpected caller.
+const encodedHeaders = new BoundedCache<string, string>(100);
 
 function encodedHeader(kid: string, typ: string): string {
-  const id = `${typ}\u0000${kid}`;
-  let encoded = encodedHeaders.get(id);
-  if (encoded === undefined) {
-    encoded = Buffer.from(JSON.stringify({ alg: 'ES512', kid, typ })).toString('base64url');
-    // Keys rotate rarely; the bound only guards against an unexpected caller.
-    if (encodedHeaders.size >= 100) encodedHeaders.clear();
-    encodedHeaders.set(id, encoded);
-  }
-  return encoded;
+  return encodedHeaders.get(`${typ}\u0000${kid}`, () => Buffer.from(JSON.stringify({ alg: 'ES512', kid, typ })).toString('base64url'));
 }
 
 // Key objects already checked (asymmetricKeyDetails crosses into C++ on every read).
