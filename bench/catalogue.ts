@@ -7,13 +7,9 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { Database } from '../src/db/dialect.js';
-import { storedFields } from '../src/db/schema.js';
 import { getResource } from '../src/registry/index.js';
-import type { ResourceDef } from '../src/registry/types.js';
-import { nextEtag } from '../src/core/etag.js';
-import { recordToRow } from '../src/data/record-codec.js';
 import { normaliseBody } from '../src/services/normalise-body.js';
-import { insertRows } from './bulk-seed.js';
+import { insertRows, storedRow } from './bulk-seed.js';
 import { peakHeld, seededRandom } from './overlap.js';
 
 /** Ten cities, none of them the fixtures' Berlin, so a city search matches exactly its 100 products. */
@@ -100,12 +96,6 @@ export function planBookings(random: () => number, totalItems: number, count: nu
 export function plannedPeak(plan: readonly PlannedBooking[], from: number, to: number): number {
   const clipped = plan.filter((b) => b.status === 'active' && b.start < to && b.end > from).map((b) => ({ start: Math.max(b.start, from), end: Math.min(b.end, to), quantity: b.quantity }));
   return peakHeld(clipped).held;
-}
-
-/** A stored record with every column (null unless given), as `UnitOfWork.insert` builds it. */
-function storedRow(resource: ResourceDef, database: Database, record: Record<string, unknown>): Record<string, unknown> {
-  const full: Record<string, unknown> = { ...Object.fromEntries(storedFields(resource).map((name) => [name, null])), ...record };
-  return { ...recordToRow(resource, database.dialect, full), etag: nextEtag(), deleted_at: null };
 }
 
 export interface SeededCatalogue {

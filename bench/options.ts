@@ -23,6 +23,8 @@ export const serviceScenarios = [
   'checkout-contended',
   'calendar-export',
   'calendar-import',
+  'refuse-busy',
+  'erase-under-load',
 ] as const;
 export const referenceScenarios = ['crypto-limit', 'bare-fastify', 'bare-fastify-sqlite', 'oidc-provider'] as const;
 export type ServiceScenario = (typeof serviceScenarios)[number];

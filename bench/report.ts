@@ -104,6 +104,7 @@ export function ratios(results: readonly ScenarioResult[], crypto: CryptoLimitRe
     { name: 'access log line, CPU µs', value: logLineMicros(results), target: logLineTarget, kind: 'at-most' },
     ...bookingTargets.map((t) => ({ ...t, value: t.kind === 'below' ? p99(t.scenario) : (byName(results, t.scenario)?.rps ?? null) })),
     ...sellingTargets.map(({ measure, reference: _reference, ...t }) => ({ ...t, value: sellingRatio(results, t.scenario, measure) })),
+    ...latencyTargets.map(({ reference, ...t }) => ({ ...t, value: divide(p99(t.scenario), p99(reference)) })),
     { name: 'RSS MB after full GC (highest)', value: highestSettledRss(results), target: settledMemoryTarget, kind: 'below' },
   ];
   return list.map((ratio) => ({ ...ratio, met: judge(ratio.value, ratio, database), rounds: [ratio.value] }));
@@ -132,6 +133,18 @@ export const sellingTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 
   { name: 'quote ÷ book, CPU per request', scenario: 'quote', reference: 'book', measure: 'cpu', target: 1.5, kind: 'at-most', judgedOn: 'sqlite' },
   { name: 'order-create ÷ book, CPU per request', scenario: 'order-create', reference: 'book', measure: 'cpu', target: 1.5, kind: 'at-most', judgedOn: 'sqlite' },
   { name: 'checkout-contended ÷ book-contended', scenario: 'checkout-contended', reference: 'book-contended', measure: 'rps', target: 0.6, kind: 'at-least', judgedOn: 'sqlite' },
+];
+
+/**
+ * Issue 52: a refusal on a product with 100 000 bookings at most 10× a plain refusal's p99
+ * (bench/scenarios/refuse-busy.ts); booking writes while a user with 10 000 bookings is
+ * erased at most 3× their p99 without the erasure, judged on SQLite, whose one writer they
+ * share (bench/scenarios/erase-under-load.ts, where both bounds are argued).
+ */
+export const latencyTargets: readonly (Pick<Ratio, 'name' | 'target' | 'kind' | 'judgedOn'> & { readonly scenario: string; readonly reference: string })[] = [
+  { name: 'refuse-busy-366-day ÷ refuse-plain, p99', scenario: 'refuse-busy-366-day', reference: 'refuse-plain', target: 10, kind: 'at-most' },
+  { name: 'refuse-busy-total-items ÷ refuse-plain, p99', scenario: 'refuse-busy-total-items', reference: 'refuse-plain', target: 10, kind: 'at-most' },
+  { name: 'erase-under-load ÷ quiet, writers p99', scenario: 'erase-under-load', reference: 'erase-under-load-quiet', target: 3, kind: 'at-most', judgedOn: 'sqlite' },
 ];
 
 /** A selling target's quotient: `scenario`'s CPU per request or req/s over its reference's in the same round. */
@@ -231,6 +244,14 @@ function ratioCell(result: ScenarioResult, results: readonly ScenarioResult[], c
     case 'calendar-export': {
       const cpu = divide(result.cpuMsPerRequest, byName(results, 'availability-product')?.cpuMsPerRequest);
       return cpu === null ? '' : `${num(cpu, 2)}× availability-product CPU/req (reported, no target)`;
+    }
+    case 'refuse-busy-366-day':
+    case 'refuse-busy-total-items':
+    case 'erase-under-load': {
+      const latency = latencyTargets.find((t) => t.scenario === result.scenario);
+      const target = latency && (medians ?? ratios(results, crypto, database)).find((r) => r.name === latency.name);
+      if (!latency || !target || target.value === null) return '';
+      return `${num(target.value, 2)}× ${latency.reference} p99${medians ? ' (median)' : ''} (${targetText(target)}: ${verdict(target)})`;
     }
     case 'quote':
     case 'order-create':

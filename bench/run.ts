@@ -28,10 +28,12 @@ import { bookContendedScenario } from './scenarios/book-contended.js';
 import { calendarExportScenario, calendarImportScenario } from './scenarios/calendars.js';
 import { clusterScenario } from './scenarios/cluster.js';
 import { createScenario } from './scenarios/create.js';
+import { eraseUnderLoadScenario } from './scenarios/erase-under-load.js';
 import { garbageBearerScenario } from './scenarios/garbage-bearer.js';
 import { getQuietScenario, getScenario, getTracedScenario } from './scenarios/get-product.js';
 import { listFilteredScenario } from './scenarios/list-filtered.js';
 import { bareFastify, bareFastifySqlite, cryptoLimit, oidcProvider } from './scenarios/references.js';
+import { refuseBusyScenario } from './scenarios/refuse-busy.js';
 import { bookScenario, checkoutContendedScenario, orderCreateScenario, quoteScenario } from './scenarios/selling.js';
 import { tokenScenario } from './scenarios/token.js';
 import { updateScenario } from './scenarios/update.js';
@@ -81,6 +83,8 @@ const serviceRuns: readonly [ScenarioName, (ctx: BenchContext) => Promise<Scenar
   ['checkout-contended', checkoutContendedScenario],
   ['calendar-export', calendarExportScenario],
   ['calendar-import', calendarImportScenario],
+  ['refuse-busy', refuseBusyScenario],
+  ['erase-under-load', eraseUnderLoadScenario],
 ];
 
 function withReferences(selected: ReadonlySet<ScenarioName>): Set<ScenarioName> {

@@ -7,8 +7,7 @@ import { destroySubjectKeys } from '../data/subject-keys.js';
 import { runUnitOfWork } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import type { Database, Db, SqlDialect, Tables } from '../db/dialect.js';
-import { erasureChanges, hasPersonalFields, redactedValue } from '../derive/erasure.js';
-import { erasureAction } from '../registry/erasure-rule.js';
+import { erasureChanges, hasPersonalFields } from '../derive/erasure.js';
 import { notFound } from '../http/errors.js';
 import { childRelations, findResource, getResource, resources } from '../registry/index.js';
 import type { ResourceDef } from '../registry/types.js';
@@ -21,6 +20,7 @@ import type { Row } from '../data/record-codec.js';
 import type { RequestContext } from '../core/request-context.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { activeAt } from '../services/legal-holds.js';
+import { holdsPersonalValues } from './personal-values.js';
 
 const policies = getResource('retention-policies');
 const auditLogs = getResource('audit-logs');
@@ -107,20 +107,9 @@ function candidates(queries: ScopedQueries, policy: Policy, now: number): { reso
       );
     }
   } else {
-    select = select.where((eb) =>
-      eb.or(personalColumns(resource).map(({ name, redact }) => (redact ? eb.and([eb(`r.${name}`, 'is not', null), eb(`r.${name}`, '!=', redactedValue)]) : eb(`r.${name}`, 'is not', null)))),
-    );
+    select = select.where(holdsPersonalValues(resource, 'r'));
   }
   return { resource, select };
-}
-
-function personalColumns(resource: ResourceDef): { name: string; redact: boolean }[] {
-  return resource.fieldNames.flatMap((name) => {
-    const field = resource.fields[name];
-    if (!field || field.computed || field.writeOnly || field.serverOwned) return [];
-    const action = erasureAction(field);
-    return action === 'keep' ? [] : [{ name, redact: action === 'redact' }];
-  });
 }
 
 /** "An active hold covers row `r`": on the record itself, on the user it references, or (audit) on the entry or its record. */
