@@ -14,12 +14,10 @@
  *   hold 10 from now on), named the same way.
  *
  * Targets (bench/report.ts): each busy refusal's p99 at most 10× the plain refusal's, same
- * connections, same round. Every answer is capped at 100 ids, and a peak is the database's
- * to compute (a `total_items` change's future peak is one query), so what need grow with
- * the product's bookings is one scan of its range of the holdings index inside the
- * database: an order of magnitude over a refusal that reads one booking leaves that scan its
- * room, and catches a refusal that brings the bookings into the service (as a booking's
- * peak over its interval still does, src/booking/holdings.ts) or lists them all.
+ * connections, same round. Every answer is capped at 100 ids, and the check stops reading
+ * the product's bookings once they hold every unit (`peakWithin`, src/booking/holdings.ts),
+ * so nothing need grow with the product's bookings: an order of magnitude over a refusal
+ * that reads one booking catches a refusal that reads the whole range or lists it.
  *
  * Each refusal is checked once before its load (status, code, the conflicts named), so a
  * fast wrong answer fails the scenario. No request changes anything: every one is refused.

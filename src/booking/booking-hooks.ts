@@ -87,7 +87,7 @@ export const productHooks: ResourceHooks = {
   updateConflicts: ['capacity_exceeded'],
   async beforeUpdate(hook, merged, changes, previous) {
     if (!('total_items' in changes) || Number(merged.total_items) >= Number(previous.total_items)) return;
-    await assertFutureHoldings(hook.unit, String(merged._id), Number(merged.total_items));
+    await assertFutureHoldings(hook.unit, String(merged._id), Number(merged.total_items), Number(previous.total_items));
   },
 };
 

@@ -2,8 +2,7 @@ import { hasCapability } from '../core/principal.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError } from '../http/errors.js';
 import { recordSpan } from './booking-spans.js';
-import { firstHoldings, futurePeak, holdingsOf } from './holdings.js';
-import { occupancy, peakHeld } from './occupancy.js';
+import { firstHoldings, peakWithin } from './holdings.js';
 
 /** The capability to read a booking: without it a caller is named no conflicting booking. */
 const readBookings = 'bookings:read';
@@ -27,8 +26,8 @@ export interface Claim {
  * so no other booking of the product can commit between this check and the write.
  */
 export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim: Claim): Promise<void> {
-  const others = (await holdingsOf(unit.asSystem(), [claim.productId], claim.start, claim.end, unit.now)).filter((h) => h.id !== claim.bookingId);
-  const peak = peakHeld(occupancy(others), claim.start, claim.end);
+  // Once the others hold every unit somewhere, nothing is free and reading on changes nothing.
+  const peak = await peakWithin(unit.asSystem(), claim.productId, claim.start, claim.end, unit.now, { exceptId: claim.bookingId, enough: totalItems });
   if (peak + claim.quantity <= totalItems) {
     // Still under the product lock: later checks of this product look back at least this far.
     await recordSpan(unit.trx, claim.productId, claim.end - claim.start);
@@ -41,11 +40,14 @@ export async function assertCapacity(unit: UnitOfWork, totalItems: number, claim
 }
 
 /**
- * Refuses lowering a product's `total_items` below what its bookings hold at some instant
- * from now on (409 `capacity_exceeded`; `conflicts` are the future bookings that hold units).
+ * Refuses lowering a product's `total_items` from `currentTotal` to `totalItems` below what its
+ * bookings hold at some instant from now on (409 `capacity_exceeded` with `held`, the most
+ * units held from now on; `conflicts` are the future bookings that hold units). Every future
+ * holding was checked against the units the product had, so the peak cannot pass
+ * `currentTotal`: reaching it ends the reading.
  */
-export async function assertFutureHoldings(unit: UnitOfWork, productId: string, totalItems: number): Promise<void> {
-  const peak = await futurePeak(unit, productId, unit.now);
+export async function assertFutureHoldings(unit: UnitOfWork, productId: string, totalItems: number, currentTotal: number): Promise<void> {
+  const peak = await peakWithin(unit.asSystem(), productId, unit.now, endOfTime, unit.now, { enough: currentTotal });
   if (peak <= totalItems) return;
   throw new ApiError('capacity_exceeded', `Bookings hold up to ${peak} units of the product from now on; total_items cannot go below that`, {
     extensions: { available: 0, held: peak, ...(await readableConflicts(unit, { productId }, unit.now, endOfTime)) },

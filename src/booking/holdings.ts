@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import type { QueryShape, ScopedQueries } from '../data/scoped-queries.js';
 import { getResource } from '../registry/index.js';
 import type { StoredRow } from '../registry/types.js';
 import { lookbacks, maxBookingMs } from './booking-spans.js';
+import { occupancy, peakHeld } from './occupancy.js';
 import type { Holding } from './occupancy.js';
 
 const bookings = getResource('bookings');
@@ -65,21 +65,30 @@ const oneProduct: QueryShape = {
   build: (queries, [productId, earliestStart, from, to, now]) => rangeOf(queries, [productId], earliestStart, from, to, now),
 };
 
+/** The first `limit` of {@link oneProduct}'s rows by start time: a page of one product's holdings in time order. */
+const oneProductInOrder: QueryShape = {
+  values: 6,
+  build: (queries, [productId, earliestStart, from, to, now, limit]) => rangeOf(queries, [productId], earliestStart, from, to, now).orderBy('start_time').limit(limit as number),
+};
+
 /** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */
 async function overlapping(queries: ScopedQueries, productIds: readonly string[], earliestStart: number, from: number, to: number, now: number): Promise<Holding[]> {
-  const { dialect } = queries;
   const at = timestampOf(queries);
   const rows =
     productIds.length === 1
       ? await queries.rows(oneProduct, [productIds[0], at(earliestStart), at(from), at(to), at(now)])
       : await holdingsQuery(queries, productIds, earliestStart, from, to, now).execute();
-  return rows.map((row) => ({
+  return rows.map((row) => holdingOf(queries, row));
+}
+
+function holdingOf({ dialect }: ScopedQueries, row: Readonly<Record<string, unknown>>): Holding {
+  return {
     id: String(row._id),
     productId: String(row.product_id),
     start: Date.parse(String(dialect.fromDb('timestamp', row.start_time))),
     end: Date.parse(String(dialect.fromDb('timestamp', row.end_time))),
     quantity: Number(row.quantity),
-  }));
+  };
 }
 
 /** An instant (epoch ms) in the database's encoding of a timestamp. */
@@ -119,28 +128,57 @@ export async function firstHoldings(queries: ScopedQueries, productId: string, f
   return rows.map((row) => String(row._id));
 }
 
+/** Holdings {@link peakWithin} reads per query: most stays' whole range, a busy product's first days. */
+const pageRows = 500;
+
 /**
- * The most units a product's bookings hold at any instant from `now` on, computed by the
- * database (a running sum over the bookings' starts and ends, ends first at equal instants
- * since intervals are half-open), so lowering `total_items` never loads a busy product's
- * future into memory while it holds the product's lock. Bookings that end after `now` only:
- * any set of them overlapping before `now` also overlaps at `now`, so the maximum over all
- * instants is the maximum from `now` on.
+ * The most units the holdings of one product reach at any instant of `[from, to)`, leaving
+ * out `exceptId`, read in pages of holdings by start time and stopping as soon as the peak
+ * reaches `enough`, a level at which the caller's answer can no longer change. A refusal on
+ * a product booked solid then reads its first page, not the year it asks for, while it holds
+ * the product's lock; a stay the product has room for reads its whole range, as it must.
+ * The instants before a page's last start are settled by the holdings that started before
+ * it, so each page is judged up to there by the same occupancy as every other read
+ * (`occupancy.ts`), with the holdings still running into it; the next page starts again at
+ * that start, as a page may stop among holdings that share it. `queries` must be unscoped
+ * (`asSystem()`), as for {@link holdingsOf}.
  */
-export async function futurePeak(queries: ScopedQueries, productId: string, now: number): Promise<number> {
+export async function peakWithin(
+  queries: ScopedQueries,
+  productId: string,
+  from: number,
+  to: number,
+  now: number,
+  options: { readonly exceptId?: string; readonly enough?: number; readonly pageRows?: number } = {},
+): Promise<number> {
+  const { enough = Infinity, pageRows: limit = pageRows } = options;
   const at = timestampOf(queries);
-  const holding = () =>
-    queries
-      .asSystem()
-      .scoped(bookings)
-      .where('product_id', '=', productId)
-      .where('end_time', '>', at(now) as string)
-      .where((eb) => eb.or([eb('status', 'in', [...holdingStatuses]), eb.and([eb('status', '=', heldStatus), eb('expires_at', '>', at(now) as string)])]));
-  const starts = holding().select([sql<unknown>`start_time`.as('at'), sql<number>`quantity`.as('delta')]);
-  const ends = holding().select([sql<unknown>`end_time`.as('at'), sql<number>`-quantity`.as('delta')]);
-  const events = starts.unionAll(ends);
-  const { rows } = await sql<{
-    peak: number | string | null;
-  }>`select max(held) as peak from (select sum(delta) over (order by at, delta rows unbounded preceding) as held from (${events}) as events) as running`.execute(queries.connection);
-  return Math.max(0, Number(rows[0]?.peak ?? 0));
+  const spans = await lookbacks(queries.connection, [productId]);
+  let cursor = from - Math.min(spans.get(productId) ?? maxBookingMs, maxBookingMs);
+  let judged = from;
+  let running: Holding[] = [];
+  let peak = 0;
+  while (judged < to && peak < enough) {
+    const page = (await queries.rows(oneProductInOrder, [productId, at(cursor), at(judged), at(to), at(now), limit])).map((row) => holdingOf(queries, row));
+    let started = page;
+    let settled = to;
+    if (page.length === limit) {
+      settled = page[page.length - 1]?.start ?? to;
+      if (settled > cursor) started = page.filter((h) => h.start < settled);
+      else {
+        // A full page of holdings that all start at `cursor`: take that instant whole.
+        settled = cursor + 1;
+        started = await overlapping(queries, [productId], cursor, judged, settled, now);
+      }
+    }
+    const holding = [...running, ...started.filter((h) => h.id !== options.exceptId)];
+    const until = Math.min(settled, to);
+    if (until > judged) {
+      peak = Math.max(peak, peakHeld(occupancy(holding), judged, until));
+      judged = until;
+    }
+    running = holding.filter((h) => h.end > judged);
+    cursor = settled;
+  }
+  return peak;
 }

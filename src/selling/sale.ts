@@ -1,8 +1,7 @@
 import type { ScopedQueries } from '../data/scoped-queries.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { assertBookable } from '../booking/booking-hooks.js';
-import { holdingsOf } from '../booking/holdings.js';
-import { occupancy, peakHeld } from '../booking/occupancy.js';
+import { peakWithin } from '../booking/holdings.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { MoneyError } from '../lib/money.js';
 import { getResource } from '../registry/index.js';
@@ -91,8 +90,8 @@ export function notForSale(): ApiError {
  * `capacity_exceeded` with `available`), without taking them: a quote holds nothing.
  */
 export async function assertFree(unit: UnitOfWork, product: ProductRow, stay: Stay): Promise<void> {
-  const held = await holdingsOf(unit.asSystem(), [product._id], stay.start, stay.end, unit.now);
-  const available = Math.max(0, product.total_items - peakHeld(occupancy(held), stay.start, stay.end));
+  const peak = await peakWithin(unit.asSystem(), product._id, stay.start, stay.end, unit.now, { enough: product.total_items });
+  const available = Math.max(0, product.total_items - peak);
   if (available >= stay.quantity) return;
   throw new ApiError('capacity_exceeded', `Only ${available} of the product's ${product.total_items} units are free throughout the requested time; the stay needs ${stay.quantity}`, {
     extensions: { available },
