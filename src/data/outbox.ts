@@ -60,23 +60,32 @@ export async function appendOutbox(trx: Db, dialect: SqlDialect, event: OutboxEv
 export async function rewriteOutboxData(trx: Db, dialect: SqlDialect, resource: string, recordIds: readonly string[], replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<number> {
   let rewritten = 0;
   for (let start = 0; start < recordIds.length; start += 500) {
-    const rows = await trx.selectFrom('outbox_events').select(['_id', 'data']).where('resource', '=', resource).where('record_id', 'in', recordIds.slice(start, start + 500)).execute();
-    for (const row of rows) {
-      const data = dialect.fromDb('object', row.data) as Record<string, unknown>;
-      await trx.updateTable('outbox_events').set({ data: dialect.toDb('object', replace(data)) }).where('_id', '=', String(row._id)).execute();
-      await rewriteDeliveries(trx, String(row._id), replace);
+    const events = await trx.selectFrom('outbox_events').select(['_id', 'data']).where('resource', '=', resource).where('record_id', 'in', recordIds.slice(start, start + 500)).execute();
+    if (events.length === 0) continue;
+    for (const event of events) {
+      const data = dialect.fromDb('object', event.data) as Record<string, unknown>;
+      const replaced = replace(data);
+      // An event written already without the values (the erasure's own) needs no write.
+      if (JSON.stringify(replaced) === JSON.stringify(data)) continue;
+      await trx.updateTable('outbox_events').set({ data: dialect.toDb('object', replaced) }).where('_id', '=', event._id).execute();
       rewritten += 1;
     }
+    await rewriteDeliveries(
+      trx,
+      events.map((event) => event._id),
+      replace,
+    );
   }
   return rewritten;
 }
 
-/** The stored bodies of one event's webhook deliveries, with `replace` applied to their `data`. */
-async function rewriteDeliveries(trx: Db, eventId: string, replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
-  const deliveries = await trx.selectFrom('webhook_deliveries').select(['_id', 'payload']).where('event_id', '=', eventId).execute();
+/** The stored bodies of the events' webhook deliveries, with `replace` applied to their `data`: one read for the lot. */
+async function rewriteDeliveries(trx: Db, eventIds: readonly string[], replace: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const deliveries = await trx.selectFrom('webhook_deliveries').select(['_id', 'payload']).where('event_id', 'in', eventIds).execute();
   for (const delivery of deliveries) {
     const body = JSON.parse(delivery.payload) as { data?: Record<string, unknown> };
     const payload = JSON.stringify({ ...body, data: replace(body.data ?? {}) });
+    if (payload === delivery.payload) continue;
     await trx.updateTable('webhook_deliveries').set({ payload }).where('_id', '=', delivery._id).execute();
   }
 }
