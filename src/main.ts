@@ -6,6 +6,7 @@ import { openDatabase } from './db/open-database.js';
 import { acquireDataDirLock } from './db/data-dir-lock.js';
 import { chooseEs512Signer } from './security/libcrypto-es512-signer.js';
 import { connectionDrain } from './http/connection-drain.js';
+import { listenFailure } from './http/listen-failure.js';
 import { packageInfo } from './observability/package-info.js';
 import { exitAfterLogs, exitOnFatalError, logDestination } from './observability/log-destination.js';
 import { loggerOptions } from './observability/logger-options.js';
@@ -88,11 +89,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  // A port in use or privileged, a HOST that does not resolve or is no address of this machine.
   await app.server.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
-    // A well-formed HOST that does not resolve, or is no address of this machine.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') throw new Error(`HOST ${JSON.stringify(config.host)}: cannot listen on it (${code})`);
-    throw error;
+    throw listenFailure(error, config.host, config.port);
   });
   log.info({ publicUrl: config.publicUrl, tokenEndpoint: config.tokenEndpoint }, 'service listening');
 }

@@ -28,11 +28,14 @@ function declarePublic(scope: FastifyInstance): void {
 
 /**
  * `GET /docs`: Swagger UI over `document` (served by @fastify/swagger in static mode, so
- * the UI shows exactly the generated document), with the UI's own CSP.
+ * the UI shows exactly the generated document), with the UI's own CSP. `GET /` redirects
+ * there: the service has no page of its own, and a browser pointed at it should land
+ * somewhere useful instead of a 404.
  */
 export function docsRoutes(document: StaticDocumentSpec['document']) {
   return async function register(app: FastifyInstance): Promise<void> {
     declarePublic(app);
+    app.get('/', { config: { public: true } }, async (_request, reply) => reply.redirect(docsPrefix, 302));
     await app.register(fastifySwagger, { mode: 'static', specification: { document } });
     await app.register(fastifySwaggerUi, {
       routePrefix: docsPrefix,

@@ -59,6 +59,11 @@ describe('README quick start, run literally against a started service', () => {
     expect(setup).toContain('npm install && npm start');
   });
 
+  it('keeps the README short enough to read before the first start: at most 150 lines', () => {
+    // Reference tables belong in docs/ (the deployment's files: docs/operations.md).
+    expect(readFileSync(join(repoRoot, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(150);
+  });
+
   it('goes from nothing to a created booking with the CLI and curl', async () => {
     const commands = quickStartBlocks()[1] ?? '';
     // Clone to booking in under five commands after start (issue 17).
@@ -78,4 +83,14 @@ describe('README quick start, run literally against a started service', () => {
     const booking = JSON.parse(lines.at(-1) ?? '{}') as Record<string, unknown>;
     expect(booking).toMatchObject({ _id: expect.any(String), product_id: expect.any(String), start_time: '2030-06-01T15:00:00.000Z', status: 'active' });
   }, 120_000);
+
+  it('leaves the key pair it writes into the checkout out of git', async () => {
+    // `git check-ignore` exits 0 for an ignored path, 1 for one `git add` would pick up.
+    for (const file of ['client.key', 'client.pub']) {
+      const ignored = await new Promise<number>((resolve) =>
+        execFile('git', ['check-ignore', '--quiet', '--no-index', file], { cwd: repoRoot }, (error) => resolve(typeof error?.code === 'number' ? error.code : error ? -1 : 0)),
+      );
+      expect(ignored, file).toBe(0);
+    }
+  });
 });

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationError, createClient, TokenRequestError } from '../../packages/client/src/index.js';
+import { AuthenticationError, BookingClientError, ConnectionError, createClient, TokenRequestError } from '../../packages/client/src/index.js';
+import { freePort } from '../support/free-port.js';
 import { crud, listeningService, manualClock, recordingFetch } from '../support/listening-service.js';
 import type { ClientCredentials, ListeningService } from '../support/listening-service.js';
 
@@ -60,6 +63,39 @@ describe('client library: tokens against the real service', () => {
 
     const badScope = createClient({ baseUrl: service.origin, clientId: credentials.clientId, privateKey: credentials.privateKey, scope: 'bookings:delete' });
     await expect(badScope.accessToken()).rejects.toMatchObject({ status: 400, error: 'invalid_scope' });
+  });
+
+  it('names the URL it asked and the status it got when the answer is no token (another program on the port)', async () => {
+    // A development server that answers every path with a page, as one on the quick start's port does.
+    const other = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>It works</p>'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const client = createClient({ baseUrl: origin, clientId: credentials.clientId, privateKey: credentials.privateKey });
+      const error = await client.accessToken().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BookingClientError);
+      expect((error as Error).message).toBe(`POST ${origin}/v1/auth/token answered HTTP 200 (text/html) without access_token/expires_in`);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('names the URL and status of a refusal that is no OAuth error (a wrong token URL)', async () => {
+    const tokenUrl = `${service.origin}/v1/no-such-endpoint`;
+    const client = createClient({ baseUrl: service.origin, tokenUrl, clientId: credentials.clientId, privateKey: credentials.privateKey });
+    const error = await client.accessToken().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenRequestError);
+    expect(error).toMatchObject({ status: 404, error: 'http_404' });
+    expect((error as Error).message).toContain(`http_404: POST ${tokenUrl} answered HTTP 404 (application/problem+json`);
+  });
+
+  it('names the URL when nothing answers there', async () => {
+    // A port that was free a moment ago: nothing listens on it.
+    const origin = `http://127.0.0.1:${await freePort()}`;
+    const client = createClient({ baseUrl: origin, clientId: credentials.clientId, privateKey: credentials.privateKey, retry: { maxAttempts: 2, networkBackoffMs: 0 } });
+    const error = await client.accessToken().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toBe(`POST ${origin}/v1/auth/token failed (after 2 attempts): ECONNREFUSED`);
   });
 
   it('replaces a token the API refuses once, then reports AuthenticationError', async () => {

@@ -120,16 +120,21 @@ export class TokenProvider {
     const text = await response.text();
     let body: Record<string, unknown> = {};
     try {
-      body = JSON.parse(text) as Record<string, unknown>;
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null) body = parsed as Record<string, unknown>;
     } catch {
       // Not JSON (a proxy's error page): reported with the status below.
     }
+    // An answer that is not the token endpoint's (a wrong URL, another program on the port)
+    // names what was asked and what came back, so the caller can tell which setting is off.
+    const answered = `POST ${tokenUrl} answered HTTP ${response.status} (${response.headers.get('content-type') ?? 'no content type'})`;
     if (!response.ok) {
-      const error = typeof body.error === 'string' ? body.error : `http_${response.status}`;
-      throw new TokenRequestError(response.status, error, typeof body.error_description === 'string' ? body.error_description : text.slice(0, 200) || undefined);
+      const excerpt = text.slice(0, 200);
+      if (typeof body.error === 'string') throw new TokenRequestError(response.status, body.error, typeof body.error_description === 'string' ? body.error_description : excerpt || undefined);
+      throw new TokenRequestError(response.status, `http_${response.status}`, excerpt ? `${answered}: ${excerpt}` : answered);
     }
     const token = body as Partial<TokenResponse>;
-    if (typeof token.access_token !== 'string' || typeof token.expires_in !== 'number') throw new BookingClientError(`the token endpoint answered without access_token/expires_in`);
+    if (typeof token.access_token !== 'string' || typeof token.expires_in !== 'number') throw new BookingClientError(`${answered} without access_token/expires_in`);
     const issuedAt = clock.now();
     return {
       value: token.access_token,

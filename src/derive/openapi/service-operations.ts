@@ -111,6 +111,15 @@ export function serviceOperations(): [string, Operation][] {
       },
     ),
     get('/docs', 'docs', 'Rendered API documentation (Swagger UI)', 'discovery', { 'text/html': { schema: { type: 'string' } } }),
+    [
+      operationKey('GET', '/'),
+      {
+        operationId: 'root',
+        summary: 'Redirects to the rendered API documentation',
+        tags: ['discovery'],
+        responses: { 302: { description: 'To `/docs`.', headers: { Location: { description: 'Always `/docs`.', schema: { type: 'string', format: 'uri-reference' } } } } },
+      },
+    ],
     get('/v1/security/json', 'security_posture', 'Security posture', 'security', { 'application/json': { schema: { type: 'object' } } }),
     get('/v1/security/sbom', 'security_sbom', 'Software bill of materials (CycloneDX JSON)', 'security', {
       'application/vnd.cyclonedx+json': { schema: { type: 'object' } },

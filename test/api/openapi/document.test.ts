@@ -79,7 +79,7 @@ describe('the OpenAPI document', () => {
       }
     }
     // Only collections: a record's own path (`/v1/products/{id}/`) is not declared twice.
-    const aliases = Object.keys(doc.paths).filter((path) => path.endsWith('/'));
+    const aliases = Object.keys(doc.paths).filter((path) => path.endsWith('/') && path !== '/');
     expect(aliases.sort()).toEqual(
       collections
         .filter((c) => doc.paths[c]?.get ?? doc.paths[c]?.post)
@@ -258,6 +258,16 @@ describe('the rendered documentation', () => {
     expect(script.statusCode).toBe(200);
     const css = await h.request({ method: 'GET', url: '/docs/static/swagger-ui.css' });
     expect(css.statusCode).toBe(200);
+  });
+
+  it('GET / redirects a browser to /docs without authentication, and the document says so', async () => {
+    const res = await h.request({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/docs');
+    const root = h.app.routes.routes.find((route) => route.url === '/' && route.method === 'GET');
+    expect(root?.config).toEqual({ public: true });
+    const operation = (await fetchDocument(h)).paths['/']?.get;
+    expect(operation).toMatchObject({ operationId: 'root', security: [], responses: { 302: { headers: { Location: expect.any(Object) } } } });
   });
 
   it('declares every documentation route public, so the route guard admits them', () => {

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,4 +104,31 @@ describe('a DATA_DIR that cannot be made stops the real server promptly', () => 
     },
     60_000,
   );
+});
+
+describe('an address the real server cannot listen on stops it with one line naming PORT or HOST', () => {
+  it('a PORT another process holds: exit 1, the address, the errno and the settings to change', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      const { code, stdout, stderr } = await boot({ DATA_DIR: join(mkdtempSync(join(dir, 'case-')), 'data'), HOST: '127.0.0.1', PORT: String(port) });
+      expect(code).toBe(1);
+      const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines, stderr).toEqual([`startup failed: cannot listen on 127.0.0.1:${port} (address in use, EADDRINUSE): set PORT (or HOST) to a free address`]);
+      expect(stdout).not.toContain('service listening');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 60_000);
+
+  it('a HOST that is no address of this machine: exit 1, naming HOST', async () => {
+    // 192.0.2.0/24 is documentation space (RFC 5737): no interface of a test machine has it.
+    const { code, stdout, stderr } = await boot({ DATA_DIR: join(mkdtempSync(join(dir, 'case-')), 'data'), HOST: '192.0.2.1' });
+    expect(code).toBe(1);
+    const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^startup failed: cannot listen on 192\.0\.2\.1:\d+ \(no address of this machine, EADDRNOTAVAIL\): set HOST to an address of this machine/);
+    expect(stdout).not.toContain('service listening');
+  }, 60_000);
 });
