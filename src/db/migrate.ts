@@ -27,6 +27,7 @@ import { randomEtagsMigration } from './migrations/0023-random-etags.js';
 import { webhookDeliveryClaimsMigration } from './migrations/0024-webhook-delivery-claims.js';
 import { sellingMigration } from './migrations/0025-selling.js';
 import { calendarsMigration } from './migrations/0026-calendars.js';
+import { subjectIndexesMigration } from './migrations/0027-subject-indexes.js';
 import { assertSchemaMatchesRegistry } from './schema-drift.js';
 
 /** All migrations in order; names sort lexically. Each states its schema as frozen data. */
@@ -58,6 +59,7 @@ function migrations(database: Database): Record<string, Migration> {
     '0024-webhook-delivery-claims': webhookDeliveryClaimsMigration(database.dialect),
     '0025-selling': sellingMigration(database.dialect),
     '0026-calendars': calendarsMigration(database.dialect),
+    '0027-subject-indexes': subjectIndexesMigration(database.dialect),
   };
 }
 

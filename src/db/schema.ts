@@ -46,5 +46,19 @@ export function expectedTable(resource: ResourceDef): ExpectedTable {
   if (resource.softDelete) columns.set('deleted_at', 'timestamp');
   if (resource.tenancy === 'node') columns.set('path', 'string');
   const tenantIndexes = ['created_at', ...indexedFields(resource).filter((n) => n !== 'created_at')].map((c) => tenantIndexName(resource.table, c));
-  return { resource: resource.name, table: resource.table, columns, indexes: [...tenantIndexes, ...compositeIndexes(resource).map((i) => i.name), ...Object.keys(resource.crossTenantIndexes ?? {})] };
+  return {
+    resource: resource.name,
+    table: resource.table,
+    columns,
+    indexes: [...tenantIndexes, ...compositeIndexes(resource).map((i) => i.name), ...Object.keys(resource.crossTenantIndexes ?? {}), ...subjectIndexes(resource).map((i) => i.name)],
+  };
+}
+
+/**
+ * A user's records in every tenant, soft-deleted ones too, by their reference to the user:
+ * what erasure and the subject export read (docs/gdpr.md). Over every row, not led by the
+ * tenant: one per field that references users, so a new such resource needs its index.
+ */
+export function subjectIndexes(resource: ResourceDef): readonly { name: string; columns: readonly string[] }[] {
+  return resource.fieldNames.filter((name) => resource.fields[name]?.references === 'users').map((field) => ({ name: `${resource.table}_${field}_subject_idx`, columns: [field, '_id'] }));
 }

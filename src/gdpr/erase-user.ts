@@ -2,6 +2,7 @@ import { rewriteOutboxData } from '../data/outbox.js';
 import type { Db } from '../db/dialect.js';
 import { withRowLock } from '../db/row-lock.js';
 import { destroySubjectKeys } from '../data/subject-keys.js';
+import type { ScopedQueries } from '../data/scoped-queries.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { erasureChanges, hasPersonalFields } from '../derive/erasure.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -156,11 +157,8 @@ async function eraseBatch(
   userId: string,
   page: { after: string; size: number; leftOnly: boolean },
 ): Promise<string | null> {
-  // Wherever the records live: erasure reaches every record naming the user.
   const system = unit.asSystem();
-  let select = system.scoped(resource, { includeDeleted: true }).select('_id').where(field, '=', userId).where('_id', '>', page.after);
-  if (page.leftOnly) select = select.where(notErased(resource));
-  const ids = (await select.orderBy('_id').limit(page.size).execute()).map((row) => String(row._id));
+  const ids = (await batchQuery(system, { resource, field }, userId, page).execute()).map((row) => String(row._id));
   if (ids.length === 0) return null;
   if (hasPersonalFields(resource)) {
     // Only the rows not erased yet are locked, in id order. PostgreSQL re-reads a row a
@@ -190,6 +188,17 @@ async function eraseBatch(
   );
   service.voidCounts(unit, [resource.name]);
   return ids[ids.length - 1] ?? null;
+}
+
+/**
+ * The ids of one batch, wherever the records live (erasure reaches every record naming the
+ * user, soft-deleted ones too): a range of the relation's subject index (`src/db/schema.ts`),
+ * not a scan of the table while the batch holds SQLite's writer.
+ */
+export function batchQuery(system: ScopedQueries, { resource, field }: Relation, userId: string, page: { after: string; size: number; leftOnly: boolean }) {
+  let select = system.scoped(resource, { includeDeleted: true }).select('_id').where(field, '=', userId).where('_id', '>', page.after);
+  if (page.leftOnly) select = select.where(notErased(resource));
+  return select.orderBy('_id').limit(page.size);
 }
 
 /** Step 3: the user erased for good, or null while a record naming it is not erased yet. */
