@@ -68,7 +68,10 @@ const oneProduct: QueryShape = {
 /** The first `limit` of {@link oneProduct}'s rows by start time: a page of one product's holdings in time order. */
 const oneProductInOrder: QueryShape = {
   values: 6,
-  build: (queries, [productId, earliestStart, from, to, now, limit]) => rangeOf(queries, [productId], earliestStart, from, to, now).orderBy('start_time').limit(limit as number),
+  build: (queries, [productId, earliestStart, from, to, now, limit]) =>
+    rangeOf(queries, [productId], earliestStart, from, to, now)
+      .orderBy('start_time')
+      .limit(limit as number),
 };
 
 /** One index range: bookings of `productIds` starting in `[earliestStart, to)` and ending after `from`. */

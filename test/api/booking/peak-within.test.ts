@@ -34,39 +34,46 @@ describe.each(dialects)('the peak within a window on %s', (dialect) => {
 
   it('equals the brute-force peak, or reaches `enough` when that is lower, leaving out one booking', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(booking, { maxLength: 14 }), window, fc.integer({ min: 1, max: 12 }), fc.nat(), fc.integer({ min: 1, max: 4 }), async (list, { from, length }, enough, except, pageRows) => {
-        const product = String((await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'P', address: 'A 1', city: 'C', zip_code: '1', total_items: 1000 } })).json()._id);
-        const ids: string[] = [];
-        for (const b of list) {
-          const body = {
-            product_id: product,
-            start_time: new Date(now + b.start * day).toISOString(),
-            end_time: new Date(now + (b.start + b.length) * day).toISOString(),
-            quantity: b.quantity,
-            status: b.cancelled ? 'cancelled' : 'active',
-          };
-          const reply = await h.request({ method: 'POST', url: '/v1/bookings', token, body });
-          expect(reply.statusCode).toBe(201);
-          ids.push(String(reply.json()._id));
-        }
-        const left = list.length > 0 ? except % list.length : -1;
-        const holding = list.filter((b, i) => !b.cancelled && i !== left);
-        let expected = 0;
-        for (let at = from; at < from + length; at += 1) {
-          const held = holding.filter((b) => b.start <= at && at < b.start + b.length).reduce((sum, b) => sum + b.quantity, 0);
-          expected = Math.max(expected, held);
-        }
-        const queries = new ScopedQueries(h.database.db, h.database.dialect, asSystem());
-        const window = [now + from * day, now + (from + length) * day] as const;
-        const options = { ...(left >= 0 ? { exceptId: ids[left] } : {}) };
-        expect(await peakWithin(queries, product, ...window, now, options)).toBe(expected);
-        // Pages of a few holdings: a page stops among holdings that start together, and holdings run from page to page.
-        expect(await peakWithin(queries, product, ...window, now, { ...options, pageRows })).toBe(expected);
-        const bounded = await peakWithin(queries, product, ...window, now, { ...options, enough, pageRows });
-        if (expected < enough) expect(bounded).toBe(expected);
-        else expect(bounded).toBeGreaterThanOrEqual(enough);
-        expect(bounded).toBeLessThanOrEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(booking, { maxLength: 14 }),
+        window,
+        fc.integer({ min: 1, max: 12 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 4 }),
+        async (list, { from, length }, enough, except, pageRows) => {
+          const product = String((await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'P', address: 'A 1', city: 'C', zip_code: '1', total_items: 1000 } })).json()._id);
+          const ids: string[] = [];
+          for (const b of list) {
+            const body = {
+              product_id: product,
+              start_time: new Date(now + b.start * day).toISOString(),
+              end_time: new Date(now + (b.start + b.length) * day).toISOString(),
+              quantity: b.quantity,
+              status: b.cancelled ? 'cancelled' : 'active',
+            };
+            const reply = await h.request({ method: 'POST', url: '/v1/bookings', token, body });
+            expect(reply.statusCode).toBe(201);
+            ids.push(String(reply.json()._id));
+          }
+          const left = list.length > 0 ? except % list.length : -1;
+          const holding = list.filter((b, i) => !b.cancelled && i !== left);
+          let expected = 0;
+          for (let at = from; at < from + length; at += 1) {
+            const held = holding.filter((b) => b.start <= at && at < b.start + b.length).reduce((sum, b) => sum + b.quantity, 0);
+            expected = Math.max(expected, held);
+          }
+          const queries = new ScopedQueries(h.database.db, h.database.dialect, asSystem());
+          const window = [now + from * day, now + (from + length) * day] as const;
+          const options = { ...(left >= 0 ? { exceptId: ids[left] } : {}) };
+          expect(await peakWithin(queries, product, ...window, now, options)).toBe(expected);
+          // Pages of a few holdings: a page stops among holdings that start together, and holdings run from page to page.
+          expect(await peakWithin(queries, product, ...window, now, { ...options, pageRows })).toBe(expected);
+          const bounded = await peakWithin(queries, product, ...window, now, { ...options, enough, pageRows });
+          if (expected < enough) expect(bounded).toBe(expected);
+          else expect(bounded).toBeGreaterThanOrEqual(enough);
+          expect(bounded).toBeLessThanOrEqual(expected);
+        },
+      ),
       { numRuns: 40 },
     );
   });
