@@ -29,7 +29,7 @@ export const eraseUserAction: ActionDef = {
     summary: 'Erase a user by depersonalisation (GDPR Art. 17)',
     tags: ['users'],
     description:
-      'Replaces every personal and special field of the user and of every record that references the user by its erasure rule, disables the user and sets `erased_at`; audit values of the user become unreadable (their key is destroyed). No body. A second call changes nothing. 409 `legal_hold` names the holds that block it.',
+      "Replaces every personal and special field of the user and of every record that references the user by its erasure rule, disables the user and sets `erased_at`; audit values of the user become unreadable (their key is destroyed). No body. Runs in short transactions (the user first, disabled at once; its records in batches of 100; `erased_at` last), so an erasure cut short is finished by calling again; a second call after a complete one changes nothing. 409 `legal_hold` names the holds that block it; 409 `conflict` when writers kept giving the user's records personal values (the user stays disabled; call again).",
     parameters: [ref('parameters', 'id')],
     responses: {
       200: { description: 'The user is erased.', content: { 'application/json': { schema: erasureResult } } },

@@ -5,6 +5,7 @@ import { newId } from '../data/unit-of-work.js';
 import type { UnitOfWork } from '../data/unit-of-work.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { getResource } from '../registry/index.js';
+import type { BookingRow } from '../registry/index.js';
 import type { CreateDraft, ResourceHooks } from '../services/resource-hooks.js';
 import { tenantCurrencyHooks } from '../services/hooks/tenant-currency.js';
 import { deprecationHeaders } from '../http/deprecation.js';
@@ -109,16 +110,23 @@ export function orderHooks(settings: { readonly holdSeconds: number }): Resource
         return;
       }
       refuseOwned(changes, [...pricedOwned.filter((f) => f !== 'status'), 'start_time', 'end_time'], 'is set by the service for an order of a product with a price');
-      if (!('status' in changes) || changes.status === previous.status) return;
-      const from = String(previous.status);
-      const to = String(merged.status);
-      if (to !== 'cancelled' || !cancellable.includes(from)) {
-        throw new ApiError('invalid_transition', `A ${from} order cannot become ${to}: a PATCH may only cancel an active or confirmed order`, {
-          extensions: { from, to, allowed: cancellable.includes(from) ? ['cancelled'] : [] },
-        });
+      const cancelling = 'status' in changes && changes.status !== previous.status;
+      if (cancelling) {
+        const from = String(previous.status);
+        const to = String(merged.status);
+        if (to !== 'cancelled' || !cancellable.includes(from)) {
+          throw new ApiError('invalid_transition', `A ${from} order cannot become ${to}: a PATCH may only cancel an active or confirmed order`, {
+            extensions: { from, to, allowed: cancellable.includes(from) ? ['cancelled'] : [] },
+          });
+        }
       }
-      const booking = await lockedBookingOf(unit, previous);
-      if (booking) await cancelBooking(unit, booking);
+      // The order's booking is the same stay for the same user (docs/selling.md "Orders").
+      const reassigning = 'user_id' in changes && (changes.user_id ?? null) !== (previous.user_id ?? null);
+      if (!cancelling && !reassigning) return;
+      let booking = await lockedBookingOf(unit, previous);
+      if (!booking) return;
+      if (reassigning) booking = (await unit.update(bookings, booking, booking.etag, { user_id: merged.user_id ?? null })).row as BookingRow;
+      if (cancelling) await cancelBooking(unit, booking);
     },
     createHeaders(record) {
       return isPricedOrder(record) ? undefined : unpricedOrderDeprecation;
