@@ -19,7 +19,10 @@ export async function checkReferences(unit: UnitOfWork, resource: ResourceDef, v
     const field = resource.fields[name];
     if (!field?.references || typeof value !== 'string') continue;
     const parent = getResource(field.references);
-    if (!(await unit.find(parent, value, { lock: 'share' }))) errors.push({ field: name, message: `does not name an existing ${parent.name} record` });
+    const record = await unit.find(parent, value, { lock: 'share' });
+    if (!record) errors.push({ field: name, message: `does not name an existing ${parent.name} record` });
+    // An erased user stays as a depersonalised row; nothing new may be linked to it (docs/gdpr.md "Erasure").
+    else if (typeof record.erased_at === 'string') errors.push({ field: name, message: `names an erased ${parent.name} record: nothing new may be linked to it` });
   }
   if (errors.length > 0) throw validationError(errors);
 }
