@@ -17,7 +17,9 @@ describe.each(dialects)("an order's user on %s", (dialect) => {
   beforeAll(async () => {
     h = await createHarness(dialect);
     token = await h.bearer(await h.tenant('Reassign'), [...crud('products'), ...crud('orders'), ...crud('bookings'), ...crud('users'), 'users:write:email', 'audit-logs:list']);
-    product = String((await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Flat', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: 5, price: 80 } })).json()._id);
+    product = String(
+      (await h.request({ method: 'POST', url: '/v1/products', token, body: { name: 'Flat', address: 'A 1', city: 'Berlin', zip_code: '10115', total_items: 5, price: 80 } })).json()._id,
+    );
     for (const email of ['first@buyers.test', 'second@buyers.test']) {
       const created = await h.request({ method: 'POST', url: '/v1/users', token, body: { email } });
       expect(created.statusCode, created.body).toBe(201);
@@ -27,7 +29,12 @@ describe.each(dialects)("an order's user on %s", (dialect) => {
   afterAll(() => h.close());
 
   const order = async (day: string) => {
-    const reply = await h.request({ method: 'POST', url: '/v1/orders', token, body: { product_id: product, user_id: users[0], start_time: `2031-05-${day}T15:00:00Z`, end_time: `2031-05-${day}T23:00:00Z` } });
+    const reply = await h.request({
+      method: 'POST',
+      url: '/v1/orders',
+      token,
+      body: { product_id: product, user_id: users[0], start_time: `2031-05-${day}T15:00:00Z`, end_time: `2031-05-${day}T23:00:00Z` },
+    });
     expect(reply.statusCode, reply.body).toBe(201);
     return reply.json() as { _id: string; booking_id: string };
   };
