@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { portReachable } from './free-port.js';
+import { eventually } from './poll.js';
 import { repoRoot } from './repo-root.js';
 
 /** One problem Prism found with a request or its answer (its `sl-violations` header). */
@@ -55,15 +56,12 @@ export async function startPrismProxy(documentFile: string, upstream: string, po
   child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 30_000;
-  while (!(await portReachable(port))) {
-    if (child.exitCode !== null) throw new Error(`prism proxy exited (${child.exitCode}):\n${printed}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGTERM');
-      throw new Error(`prism proxy did not listen on ${port} within 30 s:\n${printed}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const state = () => (child.exitCode !== null ? 'exited' : portReachable(port).then((up) => (up ? 'listening' : 'starting')));
+  const started = await eventually(state, (now) => now !== 'starting', `prism proxy listening on ${port}`, 30_000).catch((error: unknown) => {
+    child.kill('SIGTERM');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}:\n${printed}`);
+  });
+  if (started === 'exited') throw new Error(`prism proxy exited (${child.exitCode}):\n${printed}`);
   const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
