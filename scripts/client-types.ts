@@ -137,17 +137,58 @@ function resourcesOf(document: Json): ResourceInfo[] {
       byName.set(tag, resource);
       const op = match[1] as OperationName;
       if (!resource.operations.includes(op)) resource.operations.push(op);
-      if (op !== 'list') continue;
-      for (const parameter of Array.isArray(operation.parameters) ? (operation.parameters as Json[]) : []) {
-        if (typeof parameter.name !== 'string' || parameter.in !== 'query') continue;
-        if (parameter.name === 'sort') resource.sortKeys = enumOf(parameter);
-        else if (parameter.name === 'fields') resource.fields = enumOf(parameter);
-        else if (!parameter.name.includes('__')) resource.filters.set(parameter.name, filterValueType(parameter));
-      }
+      if (op === 'list') readListParameters(resource, operation);
     }
   }
   const order = Object.keys(methodOf);
   return [...byName.values()].map((r) => ({ ...r, operations: r.operations.sort((a, b) => order.indexOf(a) - order.indexOf(b)) })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Sort keys, selectable fields and filters of a collection, from its list operation's query parameters. */
+function readListParameters(resource: ResourceInfo, operation: Json): void {
+  for (const parameter of Array.isArray(operation.parameters) ? (operation.parameters as Json[]) : []) {
+    if (typeof parameter.name !== 'string' || parameter.in !== 'query') continue;
+    if (parameter.name === 'sort') resource.sortKeys = enumOf(parameter);
+    else if (parameter.name === 'fields') resource.fields = enumOf(parameter);
+    else if (!parameter.name.includes('__')) resource.filters.set(parameter.name, filterValueType(parameter));
+  }
+}
+
+/** The JSON body schema of a request or a 200 answer, printed inline in the operation. */
+function bodySchema(holder: unknown): Json | undefined {
+  const content = isObject(holder) && isObject(holder.content) ? holder.content['application/json'] : undefined;
+  return isObject(content) && isObject(content.schema) ? content.schema : undefined;
+}
+
+/**
+ * The sub-collections of the document (`/v1/<collection>/{id}/<name>`, e.g. a product's rates
+ * and calendar imports): the same types as a resource's, from the schemas their operations
+ * print inline. Their clients are built by hand under their parent's; their types are not.
+ */
+function subCollectionsOf(document: Json): { resource: ResourceInfo; schemas: Json }[] {
+  const paths = isObject(document.paths) ? document.paths : {};
+  const found: { resource: ResourceInfo; schemas: Json }[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item) || !/^\/v1\/[^/]+\/\{[^}]+\}\/[a-z-]+$/.test(path)) continue;
+    const list = isObject(item.get) ? item.get : undefined;
+    const match = typeof list?.operationId === 'string' ? /^list_([a-z_]+)$/.exec(list.operationId) : null;
+    const one = Object.entries(paths).find(([other]) => other.startsWith(`${path}/{`) && /^\{[^}/]+\}$/.test(other.slice(path.length + 1)))?.[1];
+    const member = isObject(one) ? one : {};
+    // A sub-collection has records of its own to read (a webhook's deliveries are a log, read as a list only).
+    if (!list || !match?.[1] || !isObject(member.get)) continue;
+    const resource: ResourceInfo = { name: match[1], description: '', operations: [], sortKeys: [], fields: [], filters: new Map() };
+    readListParameters(resource, list);
+    const base = pascal(resource.name);
+    const schemas: Json = {};
+    const record = bodySchema(isObject(member.get) && isObject(member.get.responses) ? member.get.responses['200'] : undefined);
+    const create = bodySchema(isObject(item.post) ? item.post.requestBody : undefined);
+    const update = bodySchema(isObject(member.patch) ? member.patch.requestBody : undefined);
+    if (record) schemas[`${base}Record`] = record;
+    if (create) schemas[`${base}Create`] = create;
+    if (update) schemas[`${base}Update`] = update;
+    found.push({ resource, schemas });
+  }
+  return found.sort((a, b) => a.resource.name.localeCompare(b.resource.name));
 }
 
 function union(values: readonly string[]): string {
@@ -188,6 +229,10 @@ export function clientTypes(document: unknown): string {
   ];
   for (const [name, schema] of Object.entries(schemas)) out.push(schemaDeclaration(name, schema), '\n');
   for (const resource of resources) out.push(resourceTypes(resource, schemas), '\n');
+  for (const { resource, schemas: inline } of subCollectionsOf(document)) {
+    for (const [name, schema] of Object.entries(inline)) out.push(schemaDeclaration(name, schema), '\n');
+    out.push(resourceTypes(resource, inline), '\n');
+  }
   out.push('/** One client per resource, with the operations the resource has. */\nexport interface ResourceClients {\n');
   for (const resource of resources) {
     const methods = resource.operations.flatMap((op) => (op === 'update' ? ['update', 'updateWithRetry'] : [methodOf[op]]));

@@ -1,5 +1,6 @@
+import type { CalendarImportsRecord, CalendarImportsTypes } from './generated/api.js';
 import { ResourceClient, tenant } from './resource-api.js';
-import type { ResourceApi, ResourceTypes, Versioned } from './resource-api.js';
+import type { ResourceApi, Versioned } from './resource-api.js';
 import type { CallOptions, CreateOptions, Transport } from './transport.js';
 
 /*
@@ -40,102 +41,7 @@ export interface CalendarFeedApi {
 }
 
 /** An event of an imported feed that did not fit the product's free units, so blocks nothing. */
-export interface CalendarConflict {
-  /** The event: its `UID`, or `UID#<original start, ISO 8601 UTC>` for an occurrence of a recurring event. */
-  readonly external_uid: string;
-  /** The event's start (ISO 8601, UTC). */
-  readonly start: string;
-  /** The event's end (ISO 8601, UTC). */
-  readonly end: string;
-  /** Units free throughout the event when it was refused. */
-  readonly available: number;
-}
-
-/** A calendar import: another channel's iCalendar feed whose events block the product's units, with its health. */
-export interface CalendarImportsRecord {
-  /** Record identifier, assigned by the service (UUIDv7). */
-  readonly _id: string;
-  /** Tenant node that owns the record (the product's). */
-  readonly tenant_id: string;
-  /** Creation time (ISO 8601, UTC). */
-  readonly created_at: string;
-  /** Time of the last change (ISO 8601, UTC): each sync changes the import. */
-  readonly updated_at: string;
-  /** The product (from the path). */
-  readonly product_id?: string;
-  /** The channel's feed URL (https; http only where the service allows it). */
-  readonly url: string;
-  /** What the channel is called (Airbnb, Booking.com). */
-  readonly name?: string | null;
-  /** Units each event blocks. */
-  readonly units: number;
-  /** `ok` after a successful sync; `failing` after a failed one; `stale` with no success for 3 × `CALENDAR_SYNC_SECONDS`. */
-  readonly status?: 'ok' | 'failing' | 'stale';
-  /** The last sync, failed or not. */
-  readonly last_synced_at?: string | null;
-  /** The last sync that applied the feed. */
-  readonly last_success_at?: string | null;
-  /** Why the last sync failed; null after a success. */
-  readonly last_error?: string | null;
-  /** Blocks the feed holds now. */
-  readonly events?: number;
-  /** Malformed (or over-long) events the last successful sync skipped. */
-  readonly skipped?: number;
-  /** The events of the last successful sync that did not fit the free units, not applied. */
-  readonly conflicts?: CalendarConflict[];
-  /** When the import turned stale (announced once by `calendars.stale`); null while syncs succeed. */
-  readonly stale_since?: string | null;
-}
-
-/** Create body of a calendar import; `product_id` comes from the path. */
-export interface CalendarImportsCreate {
-  /** The channel's feed URL (at most 2 000 characters): `https:` (write `webcal://` links as `https://`). */
-  url: string;
-  /** What the channel is called, up to 200 characters. */
-  name?: string | null;
-  /** Units each event blocks, 1 to 10 000 (default 1). */
-  units?: number;
-}
-
-/** Types of a product's calendar imports for the resource client. */
-export interface CalendarImportsTypes extends ResourceTypes {
-  readonly record: CalendarImportsRecord;
-  readonly create: CalendarImportsCreate;
-  /** Imports have no update: delete one and create another. */
-  readonly update: never;
-  /** Names `fields` may select. */
-  readonly field:
-    | '_id'
-    | 'tenant_id'
-    | 'created_at'
-    | 'updated_at'
-    | 'product_id'
-    | 'url'
-    | 'name'
-    | 'units'
-    | 'status'
-    | 'last_synced_at'
-    | 'last_success_at'
-    | 'last_error'
-    | 'events'
-    | 'skipped'
-    | 'conflicts'
-    | 'stale_since';
-  /** Keys `sort` accepts (`-` for descending); default `-created_at`. */
-  readonly sortKey: '_id' | '-_id' | 'tenant_id' | '-tenant_id' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at' | 'last_synced_at' | '-last_synced_at';
-  /** Fields `where` may filter on, with the type of their values. */
-  readonly filter: {
-    readonly _id: string;
-    readonly tenant_id: string;
-    readonly created_at: string | Date;
-    readonly updated_at: string | Date;
-    readonly product_id: string;
-    readonly name: string;
-    readonly status: string;
-    readonly last_synced_at: string | Date;
-    readonly last_success_at: string | Date;
-  };
-}
+export type CalendarConflict = NonNullable<CalendarImportsRecord['conflicts']>[number];
 
 /**
  * The calendar imports of one product (`/v1/products/{id}/calendar-imports`): `list`, `get`,

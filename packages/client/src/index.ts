@@ -16,21 +16,8 @@ export type { RetryOptions } from './retry-policy.js';
 export type { ApiQuery, ApiRequest, ApiResponse, CallOptions, CreateOptions, QueryValue } from './transport.js';
 export { ResourceClient } from './resource-api.js';
 export type { AvailabilityApi, AvailabilitySearchOptions, AvailabilitySlot, AvailableProduct, ProductAvailability, ProductAvailabilityOptions, RangeBound, StayPrice } from './availability-api.js';
-export type {
-  OrderActions,
-  OrderLine,
-  OrdersApi,
-  ProductRatesApi,
-  ProductRatesCreate,
-  ProductRatesRecord,
-  ProductRatesTypes,
-  ProductRatesUpdate,
-  Quote,
-  QuoteRequest,
-  QuotesApi,
-  StayBound,
-} from './selling-api.js';
-export type { CalendarConflict, CalendarFeed, CalendarFeedApi, CalendarImportsApi, CalendarImportsCreate, CalendarImportsRecord, CalendarImportsTypes } from './calendars-api.js';
+export type { OrderActions, OrderLine, OrdersApi, ProductRatesApi, Quote, QuoteRequest, QuotesApi, StayBound } from './selling-api.js';
+export type { CalendarConflict, CalendarFeed, CalendarFeedApi, CalendarImportsApi } from './calendars-api.js';
 export type { Created, ListItem, ListIterator, ListOptions, Page, ResourceApi, ResourceTypes, UpdateWithRetryOptions, Versioned, WriteOptions } from './resource-api.js';
 export type { FieldCondition, Where } from './where.js';
 export {

@@ -1,6 +1,6 @@
-import type { OrdersRecord, ResourceClients } from './generated/api.js';
+import type { OrdersRecord, ProductRatesTypes, ResourceClients } from './generated/api.js';
 import { ResourceClient, tenant } from './resource-api.js';
-import type { ResourceApi, ResourceTypes, Versioned, WriteOptions } from './resource-api.js';
+import type { ResourceApi, Versioned, WriteOptions } from './resource-api.js';
 import type { CreateOptions, Transport } from './transport.js';
 
 /*
@@ -57,69 +57,6 @@ export interface QuotesApi {
    * product out of reach; `ValidationError` for a bad stay.
    */
   create(body: QuoteRequest, options?: CreateOptions): Promise<Quote>;
-}
-
-/** A rate of a product: a price and stay restrictions over the product's local dates `[from, to)`. */
-export interface ProductRatesRecord {
-  /** Record identifier, assigned by the service (UUIDv7). */
-  readonly _id: string;
-  /** Tenant node that owns the record (the product's). */
-  readonly tenant_id: string;
-  /** Creation time (ISO 8601, UTC). */
-  readonly created_at: string;
-  /** Time of the last change (ISO 8601, UTC). */
-  readonly updated_at: string;
-  /** The product (from the path). */
-  readonly product_id?: string;
-  /** First local date (`YYYY-MM-DD`, the product's time zone). */
-  from: string;
-  /** The local date after the last one (exclusive), after `from` and at most 2 years later. */
-  to: string;
-  /** Price of one unit per `price_unit` on these dates; null: the product's price applies (the restrictions still do). */
-  price?: number | null;
-  /** Fewest periods of a stay arriving on these dates. */
-  min_stay?: number | null;
-  /** Most periods of a stay arriving on these dates. */
-  max_stay?: number | null;
-  /** None of these dates can be sold. */
-  closed: boolean;
-  /** No stay may start on these dates. */
-  closed_to_arrival: boolean;
-}
-
-/** Create body of a rate; `product_id` comes from the path. */
-export interface ProductRatesCreate {
-  from: string;
-  to: string;
-  price?: number | null;
-  min_stay?: number | null;
-  max_stay?: number | null;
-  closed?: boolean;
-  closed_to_arrival?: boolean;
-}
-
-/** Update body of a rate: only the fields to change; the rate as changed is checked whole. */
-export type ProductRatesUpdate = Partial<ProductRatesCreate>;
-
-/** Types of a product's rates for the resource client. */
-export interface ProductRatesTypes extends ResourceTypes {
-  readonly record: ProductRatesRecord;
-  readonly create: ProductRatesCreate;
-  readonly update: ProductRatesUpdate;
-  /** Names `fields` may select. */
-  readonly field: '_id' | 'tenant_id' | 'created_at' | 'updated_at' | 'product_id' | 'from' | 'to' | 'price' | 'min_stay' | 'max_stay' | 'closed' | 'closed_to_arrival';
-  /** Keys `sort` accepts (`-` for descending); the service sorts by `from` by default. */
-  readonly sortKey: '_id' | '-_id' | 'tenant_id' | '-tenant_id' | 'created_at' | '-created_at' | 'updated_at' | '-updated_at' | 'from' | '-from' | 'to' | '-to';
-  /** Fields `where` may filter on, with the type of their values. */
-  readonly filter: {
-    readonly _id: string;
-    readonly tenant_id: string;
-    readonly created_at: string | Date;
-    readonly updated_at: string | Date;
-    readonly product_id: string;
-    readonly from: string;
-    readonly to: string;
-  };
 }
 
 /**

@@ -1733,6 +1733,167 @@ export interface WebhooksTypes {
   };
 }
 
+/** An iCalendar feed of another channel whose events block the product's units. */
+export interface CalendarImportsRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** The product (from the path). */
+  readonly product_id?: string;
+  /** The channel's feed URL (http or https; fetched through the outgoing address guard). */
+  url: string;
+  /** What the channel is called (Airbnb, Booking.com). */
+  name?: string | null;
+  /** Units each event blocks. */
+  units: number;
+  /** `failing` after a failed sync; `stale` with no success for 3 × `CALENDAR_SYNC_SECONDS`. */
+  readonly status?: "ok" | "failing" | "stale";
+  /** The last sync, failed or not. */
+  readonly last_synced_at?: string | null;
+  /** The last sync that applied the feed. */
+  readonly last_success_at?: string | null;
+  /** Why the last sync failed; null after a success. */
+  readonly last_error?: string | null;
+  /** Blocks the feed holds now. */
+  readonly events?: number;
+  /** Malformed events the last sync skipped. */
+  readonly skipped?: number;
+  /** Events that did not fit the free units, not applied. */
+  readonly conflicts?: Array<{
+    /** The event (UID, plus RECURRENCE-ID for an occurrence). */
+    external_uid: string;
+    start: string;
+    end: string;
+    /** Units free throughout the event when it was refused. */
+    available: number;
+  }>;
+  /** When the import turned stale (announced once by `calendars.stale`); null while syncs succeed. */
+  readonly stale_since?: string | null;
+}
+
+/** Create body of calendar-imports. Server-owned fields are refused (400). */
+export interface CalendarImportsCreate {
+  /** The channel's feed URL (http or https; fetched through the outgoing address guard). */
+  url: string;
+  /** What the channel is called (Airbnb, Booking.com). */
+  name?: string | null;
+  /** Units each event blocks. */
+  units?: number;
+}
+
+/** Types of `calendar_imports` for the resource client. */
+export interface CalendarImportsTypes {
+  readonly record: CalendarImportsRecord;
+  readonly create: CalendarImportsCreate;
+  readonly update: never;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "url" | "name" | "units" | "status" | "last_synced_at" | "last_success_at" | "last_error" | "events" | "skipped" | "conflicts" | "stale_since";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "last_synced_at" | "-last_synced_at";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly name: string;
+    readonly status: string;
+    readonly last_synced_at: string | Date;
+    readonly last_success_at: string | Date;
+  };
+}
+
+/** A price and stay restrictions for a range of local dates of a product. */
+export interface ProductRatesRecord {
+  /** Record identifier, assigned by the service (UUIDv7). */
+  readonly _id: string;
+  /** Tenant node that owns the record. */
+  readonly tenant_id: string;
+  /** Creation time (ISO 8601, UTC). Default sort key, newest first. */
+  readonly created_at: string;
+  /** Time of the last change (ISO 8601, UTC). */
+  readonly updated_at: string;
+  /** The product (from the path). */
+  readonly product_id?: string;
+  /** First local date (`YYYY-MM-DD`, the product's time zone). */
+  from: string;
+  /** The local date after the last one (exclusive), after `from` and at most 2 years later. */
+  to: string;
+  /** Price of one unit per `price_unit` on these dates; null: the product's price applies (the restrictions still do). */
+  price?: number | null;
+  /** Fewest periods of a stay arriving on these dates. */
+  min_stay?: number | null;
+  /** Most periods of a stay arriving on these dates. */
+  max_stay?: number | null;
+  /** None of these dates can be sold. */
+  closed: boolean;
+  /** No stay may start on these dates. */
+  closed_to_arrival: boolean;
+}
+
+/** Create body of product-rates. Server-owned fields are refused (400). */
+export interface ProductRatesCreate {
+  /** First local date (`YYYY-MM-DD`, the product's time zone). */
+  from: string;
+  /** The local date after the last one (exclusive), after `from` and at most 2 years later. */
+  to: string;
+  /** Price of one unit per `price_unit` on these dates; null: the product's price applies (the restrictions still do). */
+  price?: number | null;
+  /** Fewest periods of a stay arriving on these dates. */
+  min_stay?: number | null;
+  /** Most periods of a stay arriving on these dates. */
+  max_stay?: number | null;
+  /** None of these dates can be sold. */
+  closed?: boolean;
+  /** No stay may start on these dates. */
+  closed_to_arrival?: boolean;
+}
+
+/** Update body of product-rates: only the fields to change. Server-owned, create-only and write-only fields are refused (400). */
+export interface ProductRatesUpdate {
+  /** First local date (`YYYY-MM-DD`, the product's time zone). */
+  from?: string;
+  /** The local date after the last one (exclusive), after `from` and at most 2 years later. */
+  to?: string;
+  /** Price of one unit per `price_unit` on these dates; null: the product's price applies (the restrictions still do). */
+  price?: number | null;
+  /** Fewest periods of a stay arriving on these dates. */
+  min_stay?: number | null;
+  /** Most periods of a stay arriving on these dates. */
+  max_stay?: number | null;
+  /** None of these dates can be sold. */
+  closed?: boolean;
+  /** No stay may start on these dates. */
+  closed_to_arrival?: boolean;
+}
+
+/** Types of `product_rates` for the resource client. */
+export interface ProductRatesTypes {
+  readonly record: ProductRatesRecord;
+  readonly create: ProductRatesCreate;
+  readonly update: ProductRatesUpdate;
+  /** Names `fields` may select. */
+  readonly field: "_id" | "tenant_id" | "created_at" | "updated_at" | "product_id" | "from" | "to" | "price" | "min_stay" | "max_stay" | "closed" | "closed_to_arrival";
+  /** Keys `sort` accepts (`-` for descending). */
+  readonly sortKey: "_id" | "-_id" | "tenant_id" | "-tenant_id" | "created_at" | "-created_at" | "updated_at" | "-updated_at" | "from" | "-from" | "to" | "-to";
+  /** Fields `where` may filter on, with the type of their values. */
+  readonly filter: {
+    readonly _id: string;
+    readonly tenant_id: string;
+    readonly created_at: string | Date;
+    readonly updated_at: string | Date;
+    readonly product_id: string;
+    readonly from: string;
+    readonly to: string;
+  };
+}
+
 /** One client per resource, with the operations the resource has. */
 export interface ResourceClients {
   /** `/v1/api-clients`: A machine-to-machine client authenticating with private_key_jwt. */
